@@ -1,0 +1,40 @@
+"""The `eve` command line: a thin typer layer over the core.
+
+Only this package imports typer or prints. Each command imports its core module
+inside the function, so `eve --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from eve_build._version import __version__
+from eve_build.cli import extension
+
+app = typer.Typer(
+    name="eve",
+    help="Build, package, mount and run eve extensions and agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(extension.app, name="extension")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"eve-build {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Build, package, mount and run eve extensions and agents."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,1 @@
+"""Importing authored modules and checking the definitions they bind."""

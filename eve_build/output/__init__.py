@@ -1,0 +1,1 @@
+"""Producing output: the generated files of a build, and writing them atomically."""

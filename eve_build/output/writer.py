@@ -1,0 +1,55 @@
+"""Write a whole output folder atomically: stage in a temporary sibling, then swap.
+
+A failure while staging leaves the previous output exactly as it was. The swap
+itself is two renames on one filesystem; if the second fails, the previous output
+is renamed back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def write_tree(target: Path, files: Mapping[str, bytes]) -> None:
+    """Replace `target` with exactly `files` (relative POSIX paths to bytes)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
+    try:
+        for relative in sorted(files):
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(files[relative])
+        swap_into_place(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def swap_into_place(staging: Path, target: Path) -> None:
+    """Rename `staging` to `target`, keeping the previous `target` until it succeeded."""
+    previous: Path | None = None
+    if target.exists():
+        previous = target.with_name(f".{target.name}.previous-{uuid.uuid4().hex[:8]}")
+        os.replace(target, previous)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        if previous is not None:
+            os.replace(previous, target)
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file below `root` by relative POSIX path, sorted (for tests and goldens)."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }

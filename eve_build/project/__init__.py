@@ -1,0 +1,1 @@
+"""Reading a project's pyproject.toml."""

@@ -1,0 +1,179 @@
+"""`[project]` and `[tool.eve.extension]` of an extension package."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.naming import ImportName, derive_import_name
+
+PYPROJECT = "pyproject.toml"
+DEFAULT_SOURCE = "extension"
+DEFAULT_OUTPUT = "build/eve"
+
+
+@dataclass(frozen=True)
+class ExtensionProject:
+    """An extension package as its pyproject.toml declares it."""
+
+    root: Path
+    name: str
+    version: str
+    import_name: ImportName
+    source: str
+    output: str
+    external_dependencies: tuple[str, ...]
+    dependencies: tuple[str, ...]
+
+    @property
+    def source_dir(self) -> Path:
+        return self.root / self.source
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / self.output
+
+
+def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    path = root / PYPROJECT
+    if not path.is_file():
+        return None, [
+            error(
+                "project/pyproject-missing", PYPROJECT, f"no `{PYPROJECT}` in `{root}`",
+                "run `eve extension build` in the package root, or pass `--path DIR`",
+            )
+        ]
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")), []
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return None, [
+            error("project/pyproject-invalid", PYPROJECT, f"not valid TOML: {exc}",
+                  "fix the TOML syntax")
+        ]
+
+
+def find_key_line(text: str, table: str, key: str) -> int | None:
+    """The line of `key = ...` inside `[table]` of a TOML text (1-based), if found."""
+    inside = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            inside = line.strip("[] ") == table
+        elif inside and line.split("=", 1)[0].strip().strip('"') == key:
+            return number
+    return None
+
+
+def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
+    ExtensionProject | None, list[Diagnostic]
+]:
+    """Validate the tables an extension build needs; every problem is reported."""
+    found: list[Diagnostic] = []
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    assert isinstance(project, dict)
+    name = project.get("name")
+    version = project.get("version")
+    if not isinstance(name, str) or not name:
+        found.append(error("project/name-missing", PYPROJECT, "`[project].name` is missing",
+                           'add `name = "my-extension"` under `[project]`'))
+    if not isinstance(version, str):
+        found.append(error("project/name-missing", PYPROJECT, "`[project].version` is missing",
+                           'add `version = "0.1.0"` under `[project]` (eve needs a static '
+                           "version for the manifest)"))
+    else:
+        try:
+            Version(version)
+        except InvalidVersion:
+            found.append(error("project/name-missing", PYPROJECT,
+                               f"`[project].version` `{version}` is not a PEP 440 version",
+                               'use a version such as "0.1.0"'))
+    tool = data.get("tool", {})
+    eve = tool.get("eve", {}) if isinstance(tool, dict) else {}
+    table = eve.get("extension") if isinstance(eve, dict) else None
+    if not isinstance(table, dict):
+        found.append(error(
+            "project/eve-table-missing", PYPROJECT,
+            "this package is not an eve extension: `[tool.eve.extension]` is missing",
+            'add `[tool.eve.extension]` with `source = "extension"` to pyproject.toml, '
+            "or run `eve build` for an agent app",
+        ))
+        return None, found
+    source = _read_str(table, "source", DEFAULT_SOURCE, found)
+    output = _read_str(table, "output", DEFAULT_OUTPUT, found)
+    externals = table.get("external-dependencies", [])
+    if not isinstance(externals, list) or not all(isinstance(x, str) for x in externals):
+        found.append(error("project/option-invalid", PYPROJECT,
+                           "`tool.eve.extension.external-dependencies` must be a list of strings",
+                           'write it as `external-dependencies = ["grpcio"]`'))
+        externals = []
+    dependencies = _all_dependencies(project)
+    text = (root / PYPROJECT).read_text(encoding="utf-8") if (root / PYPROJECT).is_file() else ""
+    if not (root / source).is_dir():
+        found.append(error(
+            "project/source-missing", PYPROJECT,
+            f"the source folder `{source}` named by `tool.eve.extension.source` does not exist",
+            f"create `{source}/extension.py`, or point `source` at the folder that holds it",
+            line=find_key_line(text, "tool.eve.extension", "source"),
+        ))
+    found.extend(find_undeclared_externals(
+        externals, dependencies, find_key_line(text, "tool.eve.extension", "external-dependencies")
+    ))
+    if found or not isinstance(name, str) or not isinstance(version, str):
+        return None, found
+    return ExtensionProject(
+        root=root, name=name, version=version, import_name=derive_import_name(name),
+        source=source, output=output, external_dependencies=tuple(sorted(externals)),
+        dependencies=tuple(dependencies),
+    ), []
+
+
+def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnostic]) -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str) or not value or Path(value).is_absolute() or ".." in Path(
+        value
+    ).parts:
+        found.append(error("project/option-invalid", PYPROJECT,
+                           f"`tool.eve.extension.{key}` must be a relative folder inside the "
+                           "package", f'write it as `{key} = "{default}"`'))
+        return default
+    return value
+
+
+def _all_dependencies(project: dict[str, Any]) -> list[str]:
+    deps = [d for d in project.get("dependencies", []) if isinstance(d, str)]
+    optional = project.get("optional-dependencies", {})
+    if isinstance(optional, dict):
+        for group in optional.values():
+            if isinstance(group, list):
+                deps.extend(d for d in group if isinstance(d, str))
+    return deps
+
+
+def find_undeclared_externals(
+    externals: list[str], dependencies: list[str], line: int | None = None
+) -> list[Diagnostic]:
+    """External dependencies must also be (optional) dependencies of the package."""
+    declared = set()
+    for dep in dependencies:
+        try:
+            declared.add(canonicalize_name(Requirement(dep).name))
+        except InvalidRequirement:
+            continue
+    return [
+        error(
+            "project/external-dependency-undeclared", PYPROJECT,
+            f"`{name}` is listed in `tool.eve.extension.external-dependencies` but is not a "
+            "dependency of the package",
+            f'add "{name}" to `[project].dependencies` (or an optional-dependencies group)',
+            line=line,
+        )
+        for name in sorted(externals)
+        if canonicalize_name(name) not in declared
+    ]

@@ -1,0 +1,128 @@
+"""`eve extension init NAME`: scaffold an extension package that builds and tests.
+
+The core of the command, without printing: validate the name, render the
+templates, write them through a staging folder, then (each optional) make the
+first git commit, create `.venv` with the running eve-build and the package
+installed editable, and build once. The CLI prints the returned `InitResult`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from eve_build._version import __version__
+from eve_build.errors import EveBuildError
+from eve_build.scaffold.names import parse_extension_name
+from eve_build.scaffold.render import derive_context, render_scaffold
+from eve_build.scaffold.staging import write_scaffold_files
+from eve_build.scaffold.steps import (
+    Runner,
+    commit_scaffold,
+    install_environment,
+    run_subprocess,
+)
+from eve_build.scaffold.toolchain import try_locate_checkout, try_locate_installed_wheel
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """What `init_extension` set up, for the CLI to report."""
+
+    target: Path
+    """The package folder, absolute."""
+    files: list[str]
+    """The scaffold files written, relative POSIX paths, sorted."""
+    steps: list[str]
+    """What was done, in order, as short lines."""
+    next_steps: list[str]
+    """Shell lines the user can run next."""
+
+
+def init_extension(
+    name: str,
+    target: Path,
+    *,
+    install: bool = True,
+    git: bool = True,
+    force: bool = False,
+    runner: Runner | None = None,
+) -> InitResult:
+    """Scaffold the extension package `name` in `target`.
+
+    Args:
+        name: the distribution name, `acme-crm`.
+        target: the package folder; created when missing.
+        install: create `.venv` and install eve-build and the package into it.
+        git: `git init` and commit the scaffold (when `git` is on PATH).
+        force: write over same-named files in a non-empty `target`.
+        runner: runs the git and pip commands; a real subprocess when None.
+
+    Returns:
+        The files written, the steps done and the next steps.
+
+    Raises:
+        UsageError: `name` cannot name an extension package.
+        EveBuildError: `target` is not empty (without `force`), or a step failed.
+        DiagnosticsError: the first build found problems.
+    """
+    parse_extension_name(name)
+    run = runner or run_subprocess
+    files = render_scaffold(derive_context(name))
+    root = target.resolve()
+    written = write_scaffold_files(files, root, force=force)
+    steps = [f"wrote {len(written)} files"]
+    if git and shutil.which("git") is not None:
+        steps += commit_scaffold(run, root, f"Scaffold {name} with eve-build {__version__}")
+    elif git:
+        steps.append("skipped `git init`: `git` is not on PATH")
+    if install:
+        steps += install_environment(run, root, name)
+    steps.append(build_scaffold(root))
+    return InitResult(
+        target=root,
+        files=written,
+        steps=steps,
+        next_steps=derive_next_steps(target, installed=install),
+    )
+
+
+def build_scaffold(root: Path) -> str:
+    """Build the new package once, with the running eve-build; the step done."""
+    # Imported here: the build pulls in the whole pipeline, which `init` may not need.
+    from eve_build.extension_build import build_extension
+
+    try:
+        build_extension(root)
+    except EveBuildError as exc:
+        if not exc.hint:
+            exc.hint = f"fix the problems above, then run `eve extension build` in `{root}`"
+        raise
+    return "built the extension (eve extension build)"
+
+
+def derive_eve_build_source() -> str:
+    """What `pip install` needs to get the running eve-build, for the next steps."""
+    checkout = try_locate_checkout()
+    if checkout is not None:
+        return str(checkout)
+    wheel = try_locate_installed_wheel()
+    return str(wheel) if wheel is not None else f"eve-build=={__version__}"
+
+
+def derive_next_steps(target: Path, *, installed: bool) -> list[str]:
+    """Shell lines to run next: test and build, after setting up `.venv` if needed."""
+    bin_dir = ".venv\\Scripts\\" if os.name == "nt" else ".venv/bin/"
+    python = f"{bin_dir}python"
+    lines = [] if target.resolve() == Path.cwd().resolve() else [f"cd {shlex.quote(str(target))}"]
+    if not installed:
+        lines += [
+            "python -m venv .venv",
+            f"{python} -m pip install {shlex.quote(derive_eve_build_source())}",
+            f'{python} -m pip install --no-build-isolation -e ".[test]"',
+        ]
+    lines += [f"{python} -m pytest", f"{bin_dir}eve extension build"]
+    return lines

@@ -1,0 +1,114 @@
+"""Render the `eve extension init` scaffold from the jinja2 templates.
+
+The templates live at the repository's top level in `templates/extension/` and ship
+in the wheel as `eve_build/_templates/extension/`. A template's path below that
+folder, minus `.jinja`, is the output path; a segment spelled `dot-NAME` is written
+as `.NAME`, so that the template tree holds no dotfiles of its own (a real
+`.gitignore` or `.github/` there would act on eve-build's own repository).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+
+import jinja2
+
+import eve_build
+from eve_build._version import __version__
+from eve_build.errors import EveBuildError
+from eve_build.naming import derive_import_name
+
+TEMPLATE_SUFFIX = ".jinja"
+DOT_PREFIX = "dot-"
+EXTENSION_TEMPLATE = "extension"
+
+
+@dataclass(frozen=True)
+class ScaffoldContext:
+    """The variables every template sees."""
+
+    name: str
+    """The distribution name, `acme-crm`."""
+    import_name: str
+    """The generated import package and mount factory, `acme_crm`."""
+    eve_build_version: str
+    """The eve-build that makes the scaffold, pinned in `[build-system]`."""
+
+
+def derive_context(name: str, eve_build_version: str = __version__) -> ScaffoldContext:
+    """The template context for the distribution `name` (assumed already valid)."""
+    return ScaffoldContext(
+        name=name,
+        import_name=str(derive_import_name(name)),
+        eve_build_version=eve_build_version,
+    )
+
+
+def locate_templates(kind: str = EXTENSION_TEMPLATE) -> Path:
+    """The folder of the `kind` templates: shipped in the wheel, else the checkout's.
+
+    Raises:
+        EveBuildError: neither location has them (a broken install).
+    """
+    package_dir = Path(eve_build.__file__).parent
+    shipped = package_dir / "_templates"
+    root = shipped if shipped.is_dir() else package_dir.parent / "templates"
+    folder = root / kind
+    if not folder.is_dir():
+        raise EveBuildError(
+            f"the `{kind}` scaffold templates are missing: looked in `{folder}`",
+            hint="reinstall eve-build; a wheel ships them in `eve_build/_templates/`",
+        )
+    return folder
+
+
+def derive_output_path(template: PurePosixPath) -> str:
+    """`dot-github/workflows/ci.yml.jinja` -> `.github/workflows/ci.yml`."""
+    parts = list(template.parts)
+    parts[-1] = parts[-1].removesuffix(TEMPLATE_SUFFIX)
+    mapped = ["." + part[len(DOT_PREFIX) :] if part.startswith(DOT_PREFIX) else part for part in parts]
+    return PurePosixPath(*mapped).as_posix()
+
+
+def find_templates(folder: Path) -> list[PurePosixPath]:
+    """Every `*.jinja` file below `folder`, relative and sorted."""
+    found = [
+        PurePosixPath(path.relative_to(folder).as_posix())
+        for path in folder.rglob(f"*{TEMPLATE_SUFFIX}")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
+    return sorted(found)
+
+
+def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dict[str, str]:
+    """Render every template: relative POSIX output path -> text, sorted by path.
+
+    Pure: reads the templates, writes nothing.
+
+    Args:
+        context: the template variables, from `derive_context`.
+        folder: the template folder; `locate_templates()` when None.
+
+    Raises:
+        EveBuildError: a template is missing, or uses an undefined variable.
+    """
+    folder = folder if folder is not None else locate_templates()
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    variables = asdict(context)
+    rendered: dict[str, str] = {}
+    for template in find_templates(folder):
+        try:
+            text = environment.get_template(template.as_posix()).render(variables)
+        except jinja2.TemplateError as exc:
+            raise EveBuildError(
+                f"`{folder / template}`: the scaffold template does not render: {exc}",
+                hint="this is a bug in eve-build's templates; please report it",
+            ) from exc
+        rendered[derive_output_path(template)] = text
+    return dict(sorted(rendered.items()))

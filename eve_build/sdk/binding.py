@@ -1,0 +1,67 @@
+"""Which mount is running: the context variable the host sets around every call.
+
+Two mounts of one package share the same imported modules, so `extension.config`
+and state cannot live in module globals. The host binds a mount around each
+contribution call (also across `await`, since context variables follow tasks), and
+the SDK reads the binding from here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, MutableMapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class UnboundError(RuntimeError):
+    """Raised when mount-scoped data is read outside any mounted call."""
+
+
+@dataclass
+class Binding:
+    """One mount of one extension (or the agent itself, with `extension` None)."""
+
+    extension: object | None
+    config: Any
+    mount_path: str
+    namespace: str | None = None
+    states: MutableMapping[str, Any] = field(default_factory=dict)
+
+
+_CURRENT: ContextVar[Binding | None] = ContextVar("eve_build_binding", default=None)
+
+
+def current_binding() -> Binding | None:
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def bind(binding: Binding) -> Iterator[Binding]:
+    """Run the body as `binding`'s mount: `extension.config` and state resolve to it."""
+    token = _CURRENT.set(binding)
+    try:
+        yield binding
+    finally:
+        _CURRENT.reset(token)
+
+
+def derive_state_key(mount_path: str, name: str) -> str:
+    """The durable key of a state slot: logical mount path plus state name."""
+    return f"{mount_path}:{name}" if mount_path else name
+
+
+@dataclass
+class ToolContext:
+    """The `ctx` a tool's execute (and other handlers) receives."""
+
+    name: str
+    namespace: str | None = None
+    progress: Callable[[str], None] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def report_progress(self, text: str) -> None:
+        """Report progress without touching the transcript."""
+        if self.progress is not None:
+            self.progress(text)

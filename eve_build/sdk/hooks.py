@@ -1,0 +1,71 @@
+"""What hook handlers receive and may return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+INTERCEPTING_EVENTS = ("action.call", "action.result", "message.received")
+OBSERVED_EVENTS = (
+    "session.start",
+    "session.end",
+    "turn.start",
+    "turn.end",
+    "message.sent",
+    "schedule.run",
+    "channel.request",
+)
+KNOWN_EVENTS = (*INTERCEPTING_EVENTS, *OBSERVED_EVENTS)
+ALL_EVENTS = "*"
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event as a handler sees it. `arguments` is a dict with string keys."""
+
+    name: str
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    result: Any = None
+    text: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Block:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Transform:
+    text: str
+
+
+@dataclass(frozen=True)
+class Handled:
+    reply: str
+
+
+def rewrite(arguments: dict[str, Any]) -> Rewrite:
+    """From an `action.call` handler: go on with these arguments instead."""
+    return Rewrite(dict(arguments))
+
+
+def block(reason: str) -> Block:
+    """From an `action.call` handler: stop the call, telling the model why."""
+    return Block(reason)
+
+
+def transform(text: str) -> Transform:
+    """From a `message.received` handler: go on with this text instead."""
+    return Transform(text)
+
+
+def handled(reply: str) -> Handled:
+    """From a `message.received` handler: answer now; no turn starts."""
+    return Handled(reply)

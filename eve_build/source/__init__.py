@@ -1,0 +1,1 @@
+"""Reading an authored agent-shaped tree: no writes, no imports of user code."""

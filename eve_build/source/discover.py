@@ -1,0 +1,303 @@
+"""Walk an agent-shaped tree into a SourceLayout, collecting diagnostics.
+
+Walks are sorted, ignore caches, tests and dotfiles, and never follow a symlink
+that leaves the package. Names come from paths through `eve_build.naming`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from eve_build import slots
+from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.naming import (
+    TOOL_NAME_LIMIT,
+    TOOL_NAME_WARN,
+    ContributionName,
+    derive_identifier,
+    derive_name,
+    find_segment_problems,
+    suggest_segment,
+)
+from eve_build.source.layout import AgentTree, ModuleEntry, SkillEntry, SourceLayout
+
+Role = Literal["extension", "agent"]
+
+
+@dataclass
+class _Walk:
+    source: Path
+    display: str  # how the source root is shown in diagnostics ("extension/")
+    package_root: Path
+    found: list[Diagnostic] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.source).as_posix()
+
+    def shown(self, path: Path) -> str:
+        return f"{self.display}{self.rel(path)}"
+
+    def children(self, directory: Path) -> list[Path]:
+        """Sorted entries that discovery looks at; symlinks leaving the package are skipped."""
+        entries: list[Path] = []
+        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
+                continue
+            if entry.is_symlink() and not self.inside_package(entry):
+                continue
+            entries.append(entry)
+        return entries
+
+    def inside_package(self, entry: Path) -> bool:
+        root = self.package_root.resolve()
+        return entry.resolve().is_relative_to(root)
+
+    def check_segment(self, entry: Path, segment: str) -> bool:
+        problems = find_segment_problems(segment)
+        for problem in problems:
+            self.found.append(error(
+                "discover/name-invalid", self.shown(entry), problem,
+                f"rename it to `{suggest_segment(segment)}`"
+                + (entry.suffix if entry.is_file() else ""),
+            ))
+        return not problems
+
+
+def discover_files(walk: _Walk) -> list[str]:
+    """Every file the output ships, sorted; reports symlinks that leave the package."""
+    files: list[str] = []
+
+    def visit(directory: Path) -> None:
+        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
+            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
+                continue
+            if entry.is_symlink() and not walk.inside_package(entry):
+                walk.found.append(error(
+                    "discover/path-outside-package", walk.shown(entry),
+                    f"`{walk.shown(entry)}` is a symlink to `{entry.readlink()}`, outside the "
+                    "package, so the build and the wheel cannot ship it",
+                    "copy the file into the package, or make the link point inside it",
+                ))
+                continue
+            if entry.is_dir():
+                visit(entry)
+            elif entry.is_file():
+                files.append(walk.rel(entry))
+
+    visit(walk.source)
+    return files
+
+
+def discover_source(
+    source: Path, *, display: str, package_root: Path, role: Role = "extension"
+) -> tuple[SourceLayout, list[Diagnostic]]:
+    """Discover the slots under `source` (an extension source root or an agent folder)."""
+    walk = _Walk(source=source, display=display, package_root=package_root)
+    files = discover_files(walk)
+    tree = _discover_tree(walk, source, prefix="", path="", role=role)
+    if role == "extension" and not (source / slots.EXTENSION_MODULE).is_file():
+        walk.found.append(error(
+            "discover/extension-module-missing", f"{display}{slots.EXTENSION_MODULE}",
+            f"the source root has no `{slots.EXTENSION_MODULE}`",
+            f"create `{display}{slots.EXTENSION_MODULE}` with "
+            "`extension = define_extension()` (from eve_build.sdk)",
+        ))
+    return SourceLayout(tree=tree, files=files), walk.found
+
+
+def _discover_tree(walk: _Walk, directory: Path, *, prefix: str, path: str, role: str) -> AgentTree:
+    tree = AgentTree(prefix=prefix, path=path)
+    for entry in walk.children(directory):
+        name = entry.name
+        if role == "extension" and name in slots.RESERVED_EXTENSION_ENTRIES:
+            walk.found.append(error(
+                "discover/reserved-entry", walk.shown(entry),
+                f"`{name}` belongs to the consuming agent and cannot be part of an extension",
+                f"remove `{walk.shown(entry)}`, or move it into a subagent under "
+                "`subagents/<id>/`" if name != "extensions" else
+                "an extension cannot mount other extensions at its root: mount them in "
+                "a subagent under `subagents/<id>/extensions/`, or in the agent",
+            ))
+            continue
+        slot = slots.SLOTS_BY_DIRECTORY.get(name)
+        if entry.is_dir() and slot is not None:
+            if slot.layout == "modules":
+                tree.modules.extend(_discover_modules(walk, entry, slot))
+            elif slot.layout == "skills":
+                tree.skills.extend(_discover_skills(walk, entry))
+            else:
+                tree.subagents.extend(_discover_subagents(walk, entry, path))
+        elif entry.is_dir() and name == slots.MOUNTS_DIRECTORY and role != "extension":
+            tree.mounts.extend(_discover_mounts(walk, entry))
+    tree.instructions = _discover_instructions(walk, directory)
+    if role == "subagent":
+        agent_file = directory / slots.AGENT_MODULE
+        if agent_file.is_file():
+            tree.agent_module = walk.rel(agent_file)
+        else:
+            walk.found.append(error(
+                "discover/agent-module-missing", walk.shown(agent_file),
+                f"the subagent `{path}` has no `{slots.AGENT_MODULE}`",
+                f"create `{walk.shown(agent_file)}` with "
+                '`agent = define_agent(description="...")`',
+            ))
+    elif role == "agent" and (directory / slots.AGENT_MODULE).is_file():
+        tree.agent_module = walk.rel(directory / slots.AGENT_MODULE)
+    _check_tool_names(walk, tree)
+    return tree
+
+
+def _discover_instructions(walk: _Walk, directory: Path) -> str | None:
+    markdown = directory / slots.INSTRUCTIONS_MARKDOWN
+    module = directory / slots.INSTRUCTIONS_MODULE
+    if markdown.is_file() and module.is_file():
+        walk.found.append(error(
+            "discover/instructions-duplicate", walk.shown(module),
+            "both `instructions.md` and `instructions.py` exist; only one can be used",
+            "keep `instructions.md` for static text or `instructions.py` for rendered text",
+        ))
+    if module.is_file():
+        return walk.rel(module)
+    if markdown.is_file():
+        return walk.rel(markdown)
+    return None
+
+
+def _discover_modules(
+    walk: _Walk, directory: Path, slot: slots.Slot, segments: tuple[str, ...] = ()
+) -> list[ModuleEntry]:
+    entries: list[ModuleEntry] = []
+    children = [e for e in walk.children(directory) if not slots.is_private(e.name)]
+    modules = {e.stem for e in children if e.is_file() and e.suffix == ".py"}
+    for entry in children:
+        is_module = entry.is_file() and entry.suffix == ".py"
+        if entry.is_file() and not is_module:
+            continue
+        segment = entry.stem if is_module else entry.name
+        if entry.is_dir() and segment in modules:
+            module = walk.shown(entry.with_suffix(".py"))
+            walk.found.append(error(
+                "discover/name-collision", walk.shown(entry),
+                f"`{module}` and the folder `{walk.shown(entry)}/` both give the "
+                f"{slot.kind} name `{segment}`, and Python could not import both",
+                f"rename one of them, or move `{module}` into the folder",
+            ))
+            continue
+        if entry.is_dir() and not slot.nested:
+            walk.found.append(error(
+                "discover/unexpected-entry", walk.shown(entry),
+                f"`{slot.directory}/` is flat: the folder `{entry.name}/` cannot hold "
+                f"{slot.kind} contributions",
+                f"move it to `{walk.shown(entry)}.py`, or name the folder `_{entry.name}` "
+                "if it holds helpers",
+            ))
+            continue
+        if not walk.check_segment(entry, segment):
+            continue
+        if is_module:
+            joined = derive_name([*segments, segment], slot.joiner or "")
+            entries.append(ModuleEntry(slot=slot, name=joined, path=walk.rel(entry)))
+        else:
+            entries.extend(_discover_modules(walk, entry, slot, (*segments, segment)))
+    return entries
+
+
+def _discover_skills(walk: _Walk, directory: Path) -> list[SkillEntry]:
+    skills: list[SkillEntry] = []
+    seen: dict[str, Path] = {}
+    for entry in walk.children(directory):
+        if entry.is_file() and entry.suffix != ".md":
+            continue
+        segment = entry.stem if entry.is_file() else entry.name
+        if segment in seen:
+            walk.found.append(error(
+                "discover/name-collision", walk.shown(entry),
+                f"`{walk.shown(seen[segment])}` and `{walk.shown(entry)}` are both the skill "
+                f"`{segment}`", "rename or remove one of them",
+            ))
+            continue
+        seen[segment] = entry
+        if not walk.check_segment(entry, segment):
+            continue
+        name = ContributionName(segment)
+        if entry.is_file():
+            skills.append(SkillEntry(name=name, path=walk.rel(entry), packaged=False))
+            continue
+        skill_file = entry / slots.SKILL_FILE
+        if not skill_file.is_file():
+            walk.found.append(error(
+                "discover/skill-file-missing", walk.shown(entry),
+                f"the skill folder `{walk.shown(entry)}/` has no `{slots.SKILL_FILE}`",
+                f"add `{walk.shown(skill_file)}` with a `description` in its frontmatter",
+            ))
+            continue
+        assets = tuple(
+            f for f in _files_below(walk, entry) if f != walk.rel(skill_file)
+        )
+        skills.append(SkillEntry(name=name, path=walk.rel(skill_file), packaged=True,
+                                 assets=assets))
+    return skills
+
+
+def _files_below(walk: _Walk, directory: Path) -> list[str]:
+    files: list[str] = []
+    for entry in walk.children(directory):
+        if entry.is_dir():
+            files.extend(_files_below(walk, entry))
+        else:
+            files.append(walk.rel(entry))
+    return files
+
+
+def _discover_subagents(walk: _Walk, directory: Path, parent: str) -> list[AgentTree]:
+    trees: list[AgentTree] = []
+    for entry in walk.children(directory):
+        if not entry.is_dir() or not walk.check_segment(entry, entry.name):
+            continue
+        path = f"{parent}/{entry.name}" if parent else entry.name
+        sub = _discover_tree(walk, entry, prefix=f"{walk.rel(entry)}/", path=path,
+                             role="subagent")
+        sub.name = ContributionName(entry.name)
+        trees.append(sub)
+    return trees
+
+
+def _discover_mounts(walk: _Walk, directory: Path) -> list[str]:
+    """Mount files: `extensions/<ns>.py` or `extensions/<ns>/extension.py`."""
+    mounts: list[str] = []
+    for entry in walk.children(directory):
+        if entry.is_file() and entry.suffix == ".py" and not slots.is_private(entry.name):
+            mounts.append(walk.rel(entry))
+        elif entry.is_dir() and (entry / slots.EXTENSION_MODULE).is_file():
+            mounts.append(walk.rel(entry / slots.EXTENSION_MODULE))
+    return mounts
+
+
+def _check_tool_names(walk: _Walk, tree: AgentTree) -> None:
+    by_identifier: dict[str, ModuleEntry] = {}
+    for entry in tree.modules_of(slots.TOOLS):
+        shown = f"{walk.display}{entry.path}"
+        if len(entry.name) > TOOL_NAME_LIMIT:
+            walk.found.append(error(
+                "discover/name-too-long", shown,
+                f"the tool name `{entry.name}` has {len(entry.name)} characters; providers "
+                f"accept at most {TOOL_NAME_LIMIT}", "choose a shorter file name",
+            ))
+        elif len(entry.name) > TOOL_NAME_WARN:
+            walk.found.append(warning(
+                "discover/name-long", shown,
+                f"the tool name `{entry.name}` has {len(entry.name)} characters; with a "
+                f"namespace and `__` it may pass the provider limit of {TOOL_NAME_LIMIT}",
+                f"keep tool names at {TOOL_NAME_WARN} characters or fewer",
+            ))
+        identifier = derive_identifier(entry.name)
+        other = by_identifier.get(identifier)
+        if other is not None:
+            walk.found.append(error(
+                "discover/identifier-clash", shown,
+                f"the tools `{other.name}` and `{entry.name}` both become `{identifier}` in "
+                "the generated `tools` module", "rename one of the two files",
+            ))
+        by_identifier[identifier] = entry

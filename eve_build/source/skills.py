@@ -1,0 +1,34 @@
+"""SKILL.md frontmatter: the YAML block between `---` lines at the top."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class FrontmatterError(ValueError):
+    pass
+
+
+def parse_frontmatter(text: str) -> dict[str, Any]:
+    """The frontmatter mapping, empty when the file has none."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            block = "\n".join(lines[1:index])
+            try:
+                data = yaml.safe_load(block) or {}
+            except yaml.YAMLError as exc:
+                raise FrontmatterError(f"the frontmatter is not valid YAML: {exc}") from exc
+            if not isinstance(data, dict):
+                raise FrontmatterError("the frontmatter must be a mapping of `key: value`")
+            return {str(k): v for k, v in data.items()}
+    raise FrontmatterError("the frontmatter opened with `---` is never closed")
+
+
+def read_skill(path: Path) -> dict[str, Any]:
+    return parse_frontmatter(path.read_text(encoding="utf-8"))
