@@ -71,7 +71,7 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
         collected.extend(found)
         checked, found = check_contributions(
             layout.tree, loaded, source=project.source_dir, display=display,
-            identity_prefix=f"{project.name}:",
+            identity_prefix=f"{project.import_name}:",
         )
         collected.extend(found)
         if collected.has_errors:

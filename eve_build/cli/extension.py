@@ -34,7 +34,8 @@ def build(
         return
     tools = len(result.manifest.contributions.get("tools", []))
     echo(f"Built {result.project.name} {result.project.version} into "
-         f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} tools)")
+         f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "
+         f"tool{'' if tools == 1 else 's'})")
 
 
 @app.command("init")

@@ -56,6 +56,19 @@ __all__ = [
 ]
 
 
+def _caller_identity() -> str:
+    """`acme_crm:tools/search.py` for a definition made in `acme_crm.extension.tools.search`.
+
+    Builds and the host stamp the same identity from the slot path; this default
+    makes a plain import of a built package carry it too.
+    """
+    module = str(sys._getframe(2).f_globals.get("__name__", ""))
+    top, sep, rest = module.partition(".extension.")
+    if not sep:
+        return ""
+    return f"{top}:{rest.replace('.', '/')}.py"
+
+
 def define_extension(config: type[BaseModel] | None = None) -> Extension:
     """Declare the extension; `config` is a pydantic model of its mount options."""
     return Extension(config_model=config)
@@ -75,6 +88,7 @@ def define_tool(
     return Tool(
         description=description, input=input, execute=execute, output=output,
         approval=approval, deferred=deferred, available_in_subagents=available_in_subagents,
+        identity=_caller_identity(),
     )
 
 
@@ -85,26 +99,26 @@ def disable_tool() -> DisabledTool:
 
 def define_dynamic(*, resolve: Callable[..., Any] | None = None) -> Dynamic:
     """Definitions resolved at run time: `resolve(ctx)` returns one or a list."""
-    return Dynamic(resolve=resolve)
+    return Dynamic(resolve=resolve, identity=_caller_identity())
 
 
 def define_channel(
     *, route: str | None = None, handle: Callable[..., Any] | None = None, method: str = "POST"
 ) -> Channel:
-    return Channel(route=route, handle=handle, method=method)
+    return Channel(route=route, handle=handle, method=method, identity=_caller_identity())
 
 
 def define_connection(
     *, url: Any = None, kind: str = "mcp", headers: Mapping[str, Any] | None = None
 ) -> Connection:
-    return Connection(url=url, kind=kind, headers=headers)
+    return Connection(url=url, kind=kind, headers=headers, identity=_caller_identity())
 
 
 def define_schedule(
     *, cron: str | None = None, run: Callable[..., Any] | None = None, markdown: str | None = None
 ) -> Schedule:
     """A schedule: a 5-field cron and exactly one of `run(ctx)` or `markdown`."""
-    return Schedule(cron=cron, run=run, markdown=markdown)
+    return Schedule(cron=cron, run=run, markdown=markdown, identity=_caller_identity())
 
 
 def define_agent(*, description: str | None = None, model: str | None = None) -> Agent:
@@ -113,7 +127,7 @@ def define_agent(*, description: str | None = None, model: str | None = None) ->
 
 def define_hook(*, events: Mapping[str, Callable[..., Any]] | None = None) -> Hook:
     """Hook events by name (`"action.call"`, ... or `"*"`) to `handler(event, ctx)`."""
-    return Hook(events=dict(events or {}))
+    return Hook(events=dict(events or {}), identity=_caller_identity())
 
 
 def define_instructions(*, render: Callable[..., Any] | None = None) -> Instructions:

@@ -1,0 +1,1 @@
+"""The consuming agent: mounts, namespaces, overrides, compatibility, workspaces."""

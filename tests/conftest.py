@@ -1,0 +1,44 @@
+"""Shared fixtures: copies of committed fixture projects, and golden-file control."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+# Golden trees are expected output, and some hold another project's tests
+# (the `eve extension init` scaffold's `tests/test_greet.py`): never collect them.
+collect_ignore = ["golden"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="Rewrite golden files from the current output instead of comparing.",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture
+def copy_fixture(tmp_path: Path) -> Callable[[str], Path]:
+    """Copy `fixtures/<relative>` into tmp_path (symlinks kept as links) and return it."""
+
+    def copy(relative: str) -> Path:
+        source = FIXTURES / relative
+        target = tmp_path / source.name
+        shutil.copytree(source, target, symlinks=True)
+        return target
+
+    return copy

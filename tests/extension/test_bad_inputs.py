@@ -1,0 +1,105 @@
+"""One committed fixture per bad input: a clear diagnostic, and nothing lost.
+
+Each `fixtures/extensions/bad/<case>/expected.json` names the code, the file and
+the line the diagnostic must carry.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from eve_build.cli import app
+from eve_build.errors import DiagnosticsError
+from eve_build.extension_build import build_extension
+from tests.conftest import FIXTURES
+from tests.golden_files import read_files
+
+BAD = FIXTURES / "extensions" / "bad"
+CASES = sorted(p.name for p in BAD.iterdir() if (p / "expected.json").is_file())
+PREVIOUS = {"bad_pkg/__init__.py": b"# the previous good build\n"}
+
+
+def _prepare(case: str, tmp_path: Path) -> tuple[Path, dict[str, object]]:
+    root = tmp_path / case
+    shutil.copytree(BAD / case, root, symlinks=True)
+    expected = json.loads((root / "expected.json").read_text())
+    # A previous good build's output that a failed build must leave alone.
+    output = root / "build" / "eve"
+    for relative, data in PREVIOUS.items():
+        (output / relative).parent.mkdir(parents=True, exist_ok=True)
+        (output / relative).write_bytes(data)
+    return root, expected
+
+
+def test_every_bad_case_has_a_fixture() -> None:
+    assert len(CASES) >= 29
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_core_reports_code_file_and_line(case: str, tmp_path: Path) -> None:
+    root, expected = _prepare(case, tmp_path)
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    matching = [
+        d for d in caught.value.diagnostics
+        if (d.code, d.file, d.line) == (expected["code"], expected["file"], expected["line"])
+    ]
+    assert matching, [d.render() for d in caught.value.diagnostics]
+    diagnostic = matching[0]
+    assert diagnostic.hint, "every diagnostic tells the user what to do"
+    assert read_files(root / "build" / "eve") == PREVIOUS
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cli_prints_the_file_and_the_fix_without_a_traceback(case: str, tmp_path: Path) -> None:
+    root, expected = _prepare(case, tmp_path)
+
+    result = CliRunner().invoke(app, ["extension", "build", "--path", str(root)])
+
+    assert result.exit_code == 1
+    output = result.output
+    location = f"{expected['file']}:{expected['line']}" if expected["line"] else expected["file"]
+    assert f"{location}: error {expected['code']}: " in output
+    assert "  hint: " in output
+    assert "Traceback" not in output
+    assert read_files(root / "build" / "eve") == PREVIOUS
+
+
+def test_all_problems_are_reported_together(copy_fixture, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = copy_fixture("extensions/gizmo")
+    (root / "extension" / "agent.py").write_text("")
+    (root / "extension" / "tools" / "Bad.py").write_text("")
+    (root / "extension" / "schedules").mkdir()
+    (root / "extension" / "schedules" / "tick.py").write_text(
+        "from eve_build.sdk import define_schedule\n"
+        "schedule = define_schedule(cron='* * *')\n"
+    )
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    codes = sorted(d.code for d in caught.value.diagnostics)
+    assert codes == ["discover/name-invalid", "discover/reserved-entry",
+                     "schedule/cron-invalid", "schedule/run-or-markdown"]
+
+
+def test_json_output_lists_diagnostics(tmp_path: Path) -> None:
+    root, expected = _prepare("tool-input-missing", tmp_path)
+
+    result = CliRunner().invoke(app, ["extension", "build", "--path", str(root), "--json"])
+
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout)
+    assert payload["status"] == "failed"
+    assert payload["diagnostics"][0] == {
+        "severity": "error", "code": expected["code"], "file": expected["file"],
+        "line": expected["line"], "message": "the tool has no input model",
+        "hint": "declare `class Input(pydantic.BaseModel): ...` and pass `input=Input`",
+    }
