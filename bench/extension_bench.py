@@ -95,7 +95,8 @@ def main() -> None:
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="eve-bench-"))
     try:
-        print("| tools | `eve extension build` wall (s) | core build_extension (s) | per tool (ms) |")
+        print("| tools | `eve extension build` wall (s) | core build_extension (s) "
+              "| per tool (ms) |")
         print("|---:|---:|---:|---:|")
         for size in args.sizes:
             root = generate_extension(workdir / f"ext-{size}", size)

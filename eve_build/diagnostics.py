@@ -58,7 +58,9 @@ class Diagnostic:
         }
 
 
-def error(code: str, file: str, message: str, hint: str = "", line: int | None = None) -> Diagnostic:
+def error(
+    code: str, file: str, message: str, hint: str = "", line: int | None = None
+) -> Diagnostic:
     return Diagnostic(file=file, line=line, code=code, message=message, hint=hint)
 
 

@@ -5,7 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.manifest import Manifest, ManifestError, parse_manifest, read_manifest, serialize_manifest
+from eve_build.manifest import (
+    Manifest,
+    ManifestError,
+    parse_manifest,
+    read_manifest,
+    serialize_manifest,
+)
 
 GOOD = {
     "kind": "eve-extension", "formatVersion": 1, "builtWithEve": "0.1.0",

@@ -53,7 +53,7 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
 ]]:
     try:
         return model.model_json_schema(), []
-    except Exception as exc:  # noqa: BLE001 - pydantic raises several kinds here
+    except Exception as exc:
         return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: {exc}",
                                 "use field types pydantic can describe in JSON Schema")]
 
@@ -135,7 +135,8 @@ def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagno
     if not callable(value.execute):
         found.append(where.error("tool/execute-missing", "the tool has no callable `execute`",
                                  "pass `execute=run` where `def run(input, ctx): ...`"))
-    if value.approval is not None and not isinstance(value.approval, Approval):
+    approval: object = value.approval
+    if approval is not None and not isinstance(approval, Approval):
         found.append(where.error("tool/approval-invalid",
                                  f"approval {value.approval!r} is not a policy",
                                  "use always(), once() or never() from "
@@ -204,9 +205,11 @@ def check_schedule(value: Schedule, where: Where) -> tuple[Record, list[Diagnost
             else "the schedule has neither `run` nor `markdown`",
             "give exactly one: `run=fn` to run code, or `markdown=\"...\"` to prompt the agent",
         ))
-    for problem in find_cron_problems(value.cron):
-        found.append(where.error("schedule/cron-invalid", f"invalid cron: {problem}",
-                                 'write 5 fields, e.g. `cron="*/15 * * * *"` (every 15 minutes)'))
+    found.extend(
+        where.error("schedule/cron-invalid", f"invalid cron: {problem}",
+                    'write 5 fields, e.g. `cron="*/15 * * * *"` (every 15 minutes)')
+        for problem in find_cron_problems(value.cron)
+    )
     mode = "run" if value.run is not None else "markdown"
     return {"cron": value.cron, "mode": mode}, found
 
@@ -217,7 +220,8 @@ def check_hook(value: Hook, where: Where) -> tuple[Record, list[Diagnostic]]:
     if not events:
         found.append(where.error("hook/events-invalid", "the hook handles no events",
                                  'pass `events={"action.call": handler}`'))
-    for name, handler in events.items():
+    handlers: dict[str, object] = dict(events)
+    for name, handler in handlers.items():
         if name != ALL_EVENTS and name not in KNOWN_EVENTS:
             found.append(where.error("hook/events-invalid", f"unknown hook event `{name}`",
                                      f"use `*` or one of {', '.join(KNOWN_EVENTS)}"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,11 +135,12 @@ def _check_tree(ctx: _Context, tree: AgentTree, checked: Checked) -> Record:
 
 def _check_module(ctx: _Context, entry: ModuleEntry, definition: Any) -> Record:
     where = ctx.where(entry.path, entry.slot.attribute)
-    check = {
+    table: dict[str, Callable[[Any, Where], tuple[Record, list[Diagnostic]]]] = {
         "tool": checks.check_tool, "channel": checks.check_channel,
         "connection": checks.check_connection, "schedule": checks.check_schedule,
         "hook": checks.check_hook,
-    }[entry.slot.kind]
+    }
+    check = table[entry.slot.kind]
     details, problems = check(definition, where)
     ctx.found.extend(problems)
     dynamic = isinstance(definition, Dynamic)

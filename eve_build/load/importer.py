@@ -70,13 +70,13 @@ def import_modules(
                 "load/syntax-error", file, f"invalid syntax: {exc.msg}",
                 "fix the syntax error on this line", line=exc.lineno,
             ))
-        except BaseException as exc:  # noqa: BLE001 - user code may raise anything
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             loaded.failed.add(path)
-            file, line = _innermost_user_frame(exc, source, display, package_root)
+            shown, line = _innermost_user_frame(exc, source, display, package_root)
             found.append(error(
-                "load/import-failed", file or f"{display}{path}",
+                "load/import-failed", shown or f"{display}{path}",
                 f"importing `{display}{path}` raised {type(exc).__name__}: {exc}",
                 _import_hint(exc, package), line=line,
             ))

@@ -7,7 +7,6 @@ is renamed back.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import uuid
@@ -35,12 +34,12 @@ def swap_into_place(staging: Path, target: Path) -> None:
     previous: Path | None = None
     if target.exists():
         previous = target.with_name(f".{target.name}.previous-{uuid.uuid4().hex[:8]}")
-        os.replace(target, previous)
+        target.replace(previous)
     try:
-        os.replace(staging, target)
+        staging.replace(target)
     except BaseException:
         if previous is not None:
-            os.replace(previous, target)
+            previous.replace(target)
         raise
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
