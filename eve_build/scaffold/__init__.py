@@ -1,8 +1,7 @@
 """`eve extension init`: render and set up a new extension package.
 
-    from eve_build.scaffold import init_extension
-
-    result = init_extension("acme-crm", Path("acme-crm"), install=False, git=False)
+The CLI calls `init_extension(name, target, install=..., git=..., force=...)` and
+prints the `InitResult` it returns; nothing in this package prints.
 """
 
 from __future__ import annotations

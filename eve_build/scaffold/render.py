@@ -67,7 +67,10 @@ def derive_output_path(template: PurePosixPath) -> str:
     """`dot-github/workflows/ci.yml.jinja` -> `.github/workflows/ci.yml`."""
     parts = list(template.parts)
     parts[-1] = parts[-1].removesuffix(TEMPLATE_SUFFIX)
-    mapped = ["." + part[len(DOT_PREFIX) :] if part.startswith(DOT_PREFIX) else part for part in parts]
+    mapped = [
+        "." + part.removeprefix(DOT_PREFIX) if part.startswith(DOT_PREFIX) else part
+        for part in parts
+    ]
     return PurePosixPath(*mapped).as_posix()
 
 

@@ -8,7 +8,6 @@ each one complete).
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -66,7 +65,9 @@ def write_scaffold_files(files: Mapping[str, str], target: Path, *, force: bool)
             hint="move those out of the way and run the command again",
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.eve-init-", dir=target.parent))
+    scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.eve-init-", dir=target.parent))
+    # mkdtemp's folder is private (0o700); the tree inside it gets the user's umask.
+    staging = scratch / "tree"
     try:
         for name, text in files.items():
             path = staging.joinpath(*PurePosixPath(name).parts)
@@ -74,13 +75,13 @@ def write_scaffold_files(files: Mapping[str, str], target: Path, *, force: bool)
             with open(path, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
         if not target.exists():
-            os.replace(staging, target)
+            staging.replace(target)
         else:
             for name in sorted(files):
                 parts = PurePosixPath(name).parts
                 destination = target.joinpath(*parts)
                 destination.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(staging.joinpath(*parts), destination)
+                staging.joinpath(*parts).replace(destination)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return sorted(files)

@@ -31,8 +31,13 @@ def run_subprocess(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
     """The default runner: a real subprocess, no input, output captured."""
     try:
         completed = subprocess.run(
-            list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, check=False,
+            list(argv),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
         )
     except OSError as exc:
         return 127, str(exc)
@@ -54,9 +59,12 @@ def run_step(runner: Runner, step: str, argv: Sequence[str], cwd: Path) -> str:
     """
     code, output = runner(list(argv), cwd)
     if code != 0:
+        # Paths inside `cwd` read better relative, as the user would type them.
+        prefix = f"{cwd}{os.sep}"
+        shown = [arg.removeprefix(prefix) for arg in argv]
         raise EveBuildError(
             f"{step} failed (exit code {code}); its last output:\n{derive_output_tail(output)}",
-            hint=f"fix the cause, then run it by hand in `{cwd}`: `{shlex.join(argv)}`",
+            hint=f"fix the cause, then run it by hand in `{cwd}`: `{shlex.join(shown)}`",
         )
     return output
 

@@ -125,15 +125,16 @@ def write_installed_wheel(
     record_name = f"{dist_info}/RECORD"
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
-    for name in sorted(members):
+    order = sorted(members, key=lambda name: (name.startswith(dist_info), name))
+    for name in order:
         writer.writerow([name, _record_hash(members[name]), len(members[name])])
     writer.writerow([record_name, "", ""])
     members[record_name] = record.getvalue().encode("utf-8")
 
     wheel = directory / f"{PACKAGE}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        # RECORD goes last, as installers expect; everything else in sorted order.
-        for name in [*sorted(set(members) - {record_name}), record_name]:
+        # The package first and the dist-info last, ending with RECORD (PEP 427).
+        for name in [*order, record_name]:
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
