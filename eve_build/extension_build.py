@@ -15,7 +15,7 @@ from pathlib import Path
 from eve_build import slots
 from eve_build._version import __version__
 from eve_build.capabilities import MANIFEST_FORMAT_VERSION, MANIFEST_KIND, derive_requirements
-from eve_build.diagnostics import Diagnostic, Diagnostics
+from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.errors import DiagnosticsError
 from eve_build.load.contributions import Checked, check_contributions
 from eve_build.load.importer import import_modules, isolated_package
@@ -79,7 +79,14 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
         files = _derive_files(project, layout, checked)
     manifest = Manifest.model_validate_json(files[_manifest_path(project)])
     if write:
-        write_tree(project.output_dir, files)
+        try:
+            write_tree(project.output_dir, files)
+        except OSError as exc:
+            raise DiagnosticsError(f"cannot build extension `{project.name}`", [error(
+                "output/write-failed", project.output,
+                f"writing `{project.output}` failed: {exc}; the previous output is kept",
+                "check the folder's permissions and free disk space, then build again",
+            )]) from exc
     return BuildResult(project=project, manifest=manifest, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings))
 

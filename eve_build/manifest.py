@@ -70,7 +70,7 @@ def parse_manifest(text: str) -> Manifest:
             "an eve extension", "mount an eve extension package, or rebuild this one",
         )
     version = data.get("formatVersion")
-    if version not in SUPPORTED_FORMAT_VERSIONS:
+    if type(version) is not int or version not in SUPPORTED_FORMAT_VERSIONS:
         supported = ", ".join(str(v) for v in SUPPORTED_FORMAT_VERSIONS)
         newer = isinstance(version, int) and version > max(SUPPORTED_FORMAT_VERSIONS)
         raise ManifestError(

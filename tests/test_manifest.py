@@ -56,3 +56,9 @@ def test_missing_and_invalid_files(tmp_path: Path) -> None:
     (tmp_path / "_manifest.json").write_text("{not json")
     with pytest.raises(ManifestError, match="not valid JSON"):
         read_manifest(tmp_path / "_manifest.json")
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_format_version_must_be_an_integer(version: object) -> None:
+    with pytest.raises(ManifestError, match="formatVersion"):
+        parse_manifest(json.dumps({**GOOD, "formatVersion": version}))

@@ -113,6 +113,8 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
                            "`tool.eve.extension.external-dependencies` must be a list of strings",
                            'write it as `external-dependencies = ["grpcio"]`'))
         externals = []
+    found.extend(find_output_overlap(source, output, find_key_line(
+        (root / PYPROJECT).read_text(encoding="utf-8"), "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
     text = (root / PYPROJECT).read_text(encoding="utf-8") if (root / PYPROJECT).is_file() else ""
     if not (root / source).is_dir():
@@ -132,6 +134,19 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
         source=source, output=output, external_dependencies=tuple(sorted(externals)),
         dependencies=tuple(dependencies),
     ), []
+
+
+def find_output_overlap(source: str, output: str, line: int | None) -> list[Diagnostic]:
+    """The output folder is replaced whole on each build: it must not hold the package."""
+    out, src = Path(output), Path(source)
+    if out == Path(".") or out == src or src.is_relative_to(out) or out.is_relative_to(src):
+        return [error(
+            "project/option-invalid", PYPROJECT,
+            f"`tool.eve.extension.output` `{output}` overlaps the package or its source "
+            f"`{source}`; each build replaces the output folder whole",
+            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
+        )]
+    return []
 
 
 def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnostic]) -> str:

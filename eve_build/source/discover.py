@@ -13,6 +13,7 @@ from typing import Literal
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import (
+    MOUNT_SEPARATOR,
     TOOL_NAME_LIMIT,
     TOOL_NAME_WARN,
     ContributionName,
@@ -23,7 +24,8 @@ from eve_build.naming import (
 )
 from eve_build.source.layout import AgentTree, ModuleEntry, SkillEntry, SourceLayout
 
-Role = Literal["extension", "agent"]
+Role = Literal["extension", "agent", "mount"]
+"""`mount`: the folder of a directory mount, `agent/extensions/<ns>/`, holding overrides."""
 
 
 @dataclass
@@ -32,6 +34,7 @@ class _Walk:
     display: str  # how the source root is shown in diagnostics ("extension/")
     package_root: Path
     found: list[Diagnostic] = field(default_factory=list)
+    qualified: bool = False  # agent trees: `<ns>__<name>` modules are overrides, not errors
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.source).as_posix()
@@ -59,8 +62,8 @@ class _Walk:
         for problem in problems:
             self.found.append(error(
                 "discover/name-invalid", self.shown(entry), problem,
-                f"rename it to `{suggest_segment(segment)}`"
-                + (entry.suffix if entry.is_file() else ""),
+                f"rename it to `{suggest_segment(segment)}"
+                f"{entry.suffix if entry.is_file() else ''}`",
             ))
         return not problems
 
@@ -94,7 +97,8 @@ def discover_source(
     source: Path, *, display: str, package_root: Path, role: Role = "extension"
 ) -> tuple[SourceLayout, list[Diagnostic]]:
     """Discover the slots under `source` (an extension source root or an agent folder)."""
-    walk = _Walk(source=source, display=display, package_root=package_root)
+    walk = _Walk(source=source, display=display, package_root=package_root,
+                 qualified=role == "agent")
     files = discover_files(walk)
     tree = _discover_tree(walk, source, prefix="", path="", role=role)
     if role == "extension" and not (source / slots.EXTENSION_MODULE).is_file():
@@ -124,7 +128,9 @@ def _discover_tree(walk: _Walk, directory: Path, *, prefix: str, path: str, role
         slot = slots.SLOTS_BY_DIRECTORY.get(name)
         if entry.is_dir() and slot is not None:
             if slot.layout == "modules":
-                tree.modules.extend(_discover_modules(walk, entry, slot))
+                found = _discover_modules(walk, entry, slot)
+                tree.modules.extend(m for m in found if MOUNT_SEPARATOR not in m.name)
+                tree.overrides.extend(m for m in found if MOUNT_SEPARATOR in m.name)
             elif slot.layout == "skills":
                 tree.skills.extend(_discover_skills(walk, entry))
             else:
@@ -194,6 +200,10 @@ def _discover_modules(
                 "if it holds helpers",
             ))
             continue
+        if is_module and _is_override(walk, slot, segments, segment):
+            entries.append(ModuleEntry(slot=slot, name=ContributionName(segment),
+                                       path=walk.rel(entry)))
+            continue
         if not walk.check_segment(entry, segment):
             continue
         if is_module:
@@ -202,6 +212,14 @@ def _discover_modules(
         else:
             entries.extend(_discover_modules(walk, entry, slot, (*segments, segment)))
     return entries
+
+
+def _is_override(walk: _Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str) -> bool:
+    """In an agent tree, `tools/crm__search.py` names a mounted contribution to override."""
+    if not walk.qualified or segments or not slot.prefixed or slot.layout != "modules":
+        return False
+    namespace, sep, name = segment.partition(MOUNT_SEPARATOR)
+    return bool(sep) and not find_segment_problems(namespace) and not find_segment_problems(name)
 
 
 def _discover_skills(walk: _Walk, directory: Path) -> list[SkillEntry]:
@@ -276,6 +294,16 @@ def _discover_mounts(walk: _Walk, directory: Path) -> list[str]:
 
 
 def _check_tool_names(walk: _Walk, tree: AgentTree) -> None:
+    by_name: dict[str, ModuleEntry] = {}
+    for entry in tree.modules:
+        key = f"{entry.slot.directory}:{entry.name}"
+        if key in by_name:
+            walk.found.append(error(
+                "discover/name-collision", f"{walk.display}{entry.path}",
+                f"`{walk.display}{by_name[key].path}` and `{walk.display}{entry.path}` both give "
+                f"the {entry.slot.kind} name `{entry.name}`", "rename one of the two files",
+            ))
+        by_name.setdefault(key, entry)
     by_identifier: dict[str, ModuleEntry] = {}
     for entry in tree.modules_of(slots.TOOLS):
         shown = f"{walk.display}{entry.path}"
@@ -294,7 +322,7 @@ def _check_tool_names(walk: _Walk, tree: AgentTree) -> None:
             ))
         identifier = derive_identifier(entry.name)
         other = by_identifier.get(identifier)
-        if other is not None:
+        if other is not None and other.name != entry.name:
             walk.found.append(error(
                 "discover/identifier-clash", shown,
                 f"the tools `{other.name}` and `{entry.name}` both become `{identifier}` in "

@@ -103,3 +103,40 @@ def test_json_output_lists_diagnostics(tmp_path: Path) -> None:
         "line": expected["line"], "message": "the tool has no input model",
         "hint": "declare `class Input(pydantic.BaseModel): ...` and pass `input=Input`",
     }
+
+
+@pytest.mark.parametrize("output", [".", "extension", "extension/out", "./"])
+def test_output_overlapping_the_package_is_refused_and_nothing_is_deleted(
+    copy_fixture, output: str  # type: ignore[no-untyped-def]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'output = "build/eve"', f'output = "{output}"'))
+    before = read_files(root)
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.file) == ("project/option-invalid", "pyproject.toml")
+    assert "overlaps the package" in diagnostic.message
+    assert read_files(root) == before
+
+
+def test_a_failed_write_is_a_diagnostic_and_keeps_the_previous_output(
+    copy_fixture, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    build_extension(root)
+    before = read_files(root / "build" / "eve")
+
+    def refuse(*_args: object) -> None:
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr("eve_build.extension_build.write_tree", refuse)
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    assert caught.value.diagnostics[0].code == "output/write-failed"
+    assert read_files(root / "build" / "eve") == before

@@ -64,7 +64,7 @@ def test_flat_slots_reject_folders_and_nested_names_clash(tmp_path: Path) -> Non
 
     assert sorted((d.code, d.file) for d in found) == [
         ("discover/identifier-clash", "extension/tools/a_b.py"),
-        ("discover/identifier-clash", "extension/tools/admin-reset.py"),
+        ("discover/name-collision", "extension/tools/admin-reset.py"),
         ("discover/unexpected-entry", "extension/channels/group"),
     ]
 
