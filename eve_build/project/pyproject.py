@@ -139,7 +139,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
 def find_output_overlap(source: str, output: str, line: int | None) -> list[Diagnostic]:
     """The output folder is replaced whole on each build: it must not hold the package."""
     out, src = Path(output), Path(source)
-    if out == Path(".") or out == src or src.is_relative_to(out) or out.is_relative_to(src):
+    if out == Path() or out == src or src.is_relative_to(out) or out.is_relative_to(src):
         return [error(
             "project/option-invalid", PYPROJECT,
             f"`tool.eve.extension.output` `{output}` overlaps the package or its source "
