@@ -60,4 +60,53 @@ CODES: dict[str, str] = {
     "state/name-duplicate": "Two define_state() calls of one extension use one name.",
     # output
     "output/write-failed": "The output could not be written; the previous output is kept.",
+    # runtime: loading the compiled agent (`eve call`, the test harness)
+    "runtime/compiled-missing": "There is no `.eve/compile/compiled-agent.json`: run `eve build`.",
+    "runtime/compiled-invalid": "The compiled agent is malformed or of another format version.",
+    "runtime/mount-failed": "A mount file raised while it was imported or its factory called.",
+    "runtime/mount-stale": "A mount file now mounts another package than the compiled agent.",
+    "runtime/env-missing": "An `env(...)` value of a mount names an unset environment variable.",
+    "runtime/extension-failed": "A mounted extension package cannot be imported.",
+    "runtime/definition-failed": "A compiled contribution cannot be imported or changed kind.",
+    # state: session snapshots and their migration
+    "state/snapshot-invalid": "A session snapshot is not valid JSON or not a snapshot.",
+    "state/key-ambiguous":
+        "An old package-prefixed state key matches the state of several mounts.",
+    "state/key-dropped": "An old package-prefixed state key was dropped: nothing takes it.",
+    # agent: the consuming agent (`eve build`, `eve info`)
+    "agent/not-found": "No agent folder (`agent/`, or a flat agent with instructions.md) here.",
+    "agent/instructions-missing": "The root agent has no instructions.md.",
+    "agent/override-namespace-unknown":
+        "An agent-root `<ns>__<name>` file names a namespace that is not mounted.",
+    "agent/definition-wrong-kind": "The root agent's agent.py binds something else than an agent.",
+    # mount: mount files and what they resolve to
+    "mount/namespace-invalid": "A mount file's name is not a valid namespace.",
+    "mount/duplicate": "Both `extensions/<ns>.py` and `extensions/<ns>/extension.py` exist.",
+    "mount/definition-missing": "A mount file does not bind `mount`.",
+    "mount/definition-wrong-kind": "A mount file's `mount` is not a Mount or a mount factory.",
+    "mount/package-unknown": "A mount file imports no module that could be the extension.",
+    "mount/package-not-found": "The extension a mount file imports is not in the workspace "
+        "nor installed.",
+    "mount/package-mismatch": "A mount file's `mount` comes from another package than it imports.",
+    "mount/config-invalid": "A mount's config does not validate against the extension's model.",
+    "mount/config-unknown-field": "A mount's config names an option the extension ignores.",
+    "mount/override-unknown": "An override names a contribution the extension does not have.",
+    "mount/override-unsupported": "A directory mount holds a folder that cannot override anything.",
+    "mount/route-conflict": "Two channels claim the same method and route.",
+    "mount/nesting-too-deep": "Mounts inside extension subagents nest too deep (a cycle?).",
+    # compat: the compatibility check, before any extension code is imported
+    "compat/manifest-missing": "The mounted package has no compatibility manifest.",
+    "compat/manifest-invalid": "The manifest is malformed, of another kind or of an unknown "
+        "format.",
+    "compat/capability-dropped": "The extension requires a capability version that was dropped.",
+    "compat/capability-newer": "The extension requires a capability version newer than "
+        "eve-build's.",
+    "compat/capability-unknown": "The extension requires a capability eve-build does not know.",
+    "compat/external-dependency-missing": "An external dependency of the extension is not "
+        "installed.",
+    # workspace: uv workspaces with source-backed extensions
+    "workspace/pyproject-invalid": "The workspace pyproject.toml cannot be read or its members "
+        "are not a list.",
+    "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
+        "built.",
 }

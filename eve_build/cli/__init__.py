@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import extension
+from eve_build.cli import agent, extension, runtime
 
 app = typer.Typer(
     name="eve",
@@ -19,6 +19,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
+runtime.register(app)
+agent.register(app)
 
 
 def _version(value: bool) -> None:

@@ -1,4 +1,4 @@
-"""`eve extension init` and `eve extension build`."""
+"""`eve extension init`, `eve extension build` and `eve extension pack`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
 
 @app.command("build")
 def build(
-    path: Path = typer.Option(Path("."), "--path", help="The extension package root."),
+    path: Path = typer.Option(Path(), "--path", help="The extension package root."),
     json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Build the extension into its output folder (default build/eve/), atomically."""
@@ -36,6 +36,42 @@ def build(
     echo(f"Built {result.project.name} {result.project.version} into "
          f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "
          f"tool{'' if tools == 1 else 's'})")
+
+
+@app.command("pack")
+def pack(
+    path: Path = typer.Option(Path(), "--path", help="The extension package root."),
+    outdir: Path | None = typer.Option(None, "--outdir", help="Where the sdist and wheel go "
+                                       "(default: PATH/dist)."),
+    no_isolation: bool = typer.Option(False, "--no-isolation", help="Build with this "
+                                      "environment's packages (`python -m build --no-isolation`)."),
+    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Build the sdist and wheel with `python -m build` and summarise the wheel."""
+    from eve_build.pack import pack_extension
+
+    if not json_output:
+        echo_err(f"Packing `{path.resolve().name}` with `python -m build`...")
+    result = run_core(lambda: pack_extension(path, outdir=outdir, isolation=not no_isolation),
+                      json_output=json_output)
+    wheel, manifest = result.wheel, result.wheel.manifest
+    requires = ", ".join(f"{name} {version}" for name, version in manifest.requires.items())
+    externals = ", ".join(manifest.build.external_dependencies) or "none"
+    if json_output:
+        emit_json({
+            "status": "packed", "wheel": str(wheel.path),
+            "sdist": str(result.sdist) if result.sdist else None, "files": wheel.files,
+            "package": wheel.import_package, "packageFiles": wheel.package_files,
+            "requires": manifest.requires, "externalDependencies":
+            manifest.build.external_dependencies,
+        })
+        return
+    echo(f"Built {_shown(wheel.path)} ({wheel.files} files)")
+    if result.sdist is not None:
+        echo(f"  sdist: {_shown(result.sdist)}")
+    echo(f"  import package: {wheel.import_package} ({wheel.package_files} files)")
+    echo(f"  manifest requires: {requires}")
+    echo(f"  external dependencies: {externals}")
 
 
 @app.command("init")

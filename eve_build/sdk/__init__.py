@@ -77,7 +77,7 @@ def define_extension(config: type[BaseModel] | None = None) -> Extension:
 def define_tool(
     *,
     description: str | None = None,
-    input: type[BaseModel] | None = None,  # noqa: A002 - the contract's name
+    input: type[BaseModel] | None = None,
     execute: Callable[..., Any] | None = None,
     output: type[BaseModel] | None = None,
     approval: Approval | None = None,

@@ -47,6 +47,8 @@ class AgentTree:
     agent_module: str | None = None
     subagents: list[AgentTree] = field(default_factory=list)
     mounts: list[str] = field(default_factory=list)
+    overrides: list[ModuleEntry] = field(default_factory=list)
+    """Agent trees only: modules named `<ns>__<name>` (override a mounted contribution)."""
 
     def modules_of(self, slot: Slot) -> list[ModuleEntry]:
         return [m for m in self.modules if m.slot == slot]

@@ -1,26 +1,27 @@
-"""The sample tool, run the way an agent's mount runs it.
+"""The sample tool, run the way an agent runs it.
 
-`eve extension build` generates the `demo` package under `build/eve/`
-(the editable install puts it on `sys.path`); build again after changing
-`extension/`.
+The `eve_extension` fixture comes from eve-build's pytest plugin: it builds this
+package into `build/eve/` (as `eve extension build` does), mounts it once with the
+config you pass, and calls its tools through the hook pipeline.
 """
 
 from __future__ import annotations
 
-from eve_build.sdk import ToolContext
-from eve_build.sdk.binding import Binding, bind
+from collections.abc import Callable
 
-from demo.extension.extension import Config, extension
-from demo.tools import greet
-
-
-def test_greet_uses_the_mount_config() -> None:
-    with bind(Binding(extension, Config(greeting="Hi"), "extensions/demo")):
-        result = greet.execute(greet.input(name="Ada"), ToolContext("greet"))
-    assert result == {"message": "Hi, Ada!"}
+from eve_build.sdk import tool_result_from
+from eve_build.testing import ExtensionHarness
 
 
-def test_greet_defaults_to_hello() -> None:
-    with bind(Binding(extension, Config(), "extensions/demo")):
-        result = greet.execute(greet.input(name="Ada"), ToolContext("greet"))
-    assert result == {"message": "Hello, Ada!"}
+def test_greet_uses_the_mount_config(eve_extension: Callable[..., ExtensionHarness]) -> None:
+    ext = eve_extension(greeting="Hi")
+    assert ext.call("greet", {"name": "Ada"}).value == {"message": "Hi, Ada!"}
+
+
+def test_greet_defaults_to_hello(eve_extension: Callable[..., ExtensionHarness]) -> None:
+    result = eve_extension().call("greet", {"name": "Ada"})
+    assert result.progress == ("greeting Ada",)
+    # the generated package exists once the fixture has built it
+    from demo.tools import greet
+
+    assert tool_result_from(result, greet) == {"message": "Hello, Ada!"}

@@ -1,0 +1,113 @@
+"""`eve build` and `eve info`: the consuming agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+
+AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agent under "
+                            "`agents/NAME/` to use.")
+PATH_OPTION = typer.Option(Path(), "--path", help="The app root (holds `agent/`) or workspace "
+                           "root.")
+JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `eve build` and `eve info` to the root command."""
+    app.command("build")(build)
+    app.command("info")(info)
+
+
+def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
+          json_output: bool = JSON_OPTION) -> None:
+    """Build the workspace's extensions and compile the agent into `.eve/`."""
+    from eve_build.consumer.build import build_agent
+    from eve_build.diagnostics import summarize
+
+    result = run_core(lambda: build_agent(path, agent), json_output=json_output)
+    render_diagnostics(result.warnings)
+    root = result.compiled.root
+    if json_output:
+        emit_json({
+            "status": "ready",
+            "app": str(result.app_root),
+            "compiled": str(result.compiled_path),
+            "written": result.written,
+            "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
+                           for m in result.extensions],
+            "diagnostics": summarize(result.warnings),
+        })
+        return
+    for member in result.extensions:
+        state = "up to date" if member.state == "up-to-date" else "built"
+        echo(f"  {member.name}: {state}")
+    mounts = sum(len(t.mounts) for t in _walk(root))
+    echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
+         f"{_count(mounts, 'mount')}) into "
+         f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
+
+
+def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
+         json_output: bool = JSON_OPTION) -> None:
+    """Compile the agent in memory (writes nothing) and show what it is made of."""
+    from eve_build.consumer.info import describe_agent
+
+    data = run_core(lambda: describe_agent(path, agent), json_output=json_output)
+    render_diagnostics(_diagnostics(data))
+    if json_output:
+        emit_json(data)
+    else:
+        _print_info(data)
+    if data["status"] != "ready":
+        echo_err("error: the agent does not compile; see the errors above")
+        raise typer.Exit(1)
+
+
+def _print_info(data: dict[str, Any]) -> None:
+    echo(f"status: {data['status']}")
+    counts = data["diagnostics"]
+    echo(f"diagnostics: {counts['errors']} errors, {counts['warnings']} warnings")
+    if data["status"] != "ready":
+        return
+    echo("instructions: " + (", ".join(i["file"] for i in data["instructions"]) or "-"))
+    for key in ("tools", "skills", "subagents", "schedules"):
+        values = data[key]
+        echo(f"{key} ({len(values)}): " + (", ".join(values) or "-"))
+    echo(f"channels ({len(data['channels'])}):")
+    for channel in data["channels"]:
+        echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")
+    echo(f"extensions ({len(data['extensions'])}):")
+    for ext in data["extensions"]:
+        source = "workspace source" if ext["sourceBacked"] else "installed"
+        echo(f"  {ext['mount']}: {ext['package']} {ext['version']} ({source}, built with "
+             f"eve-build {ext['builtWithEve']})")
+
+
+def _diagnostics(data: dict[str, Any]) -> list[Any]:
+    from eve_build.diagnostics import Diagnostic, Severity
+
+    return [Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
+                       hint=d["hint"], severity=Severity(d["severity"]))
+            for d in data["diagnostics"]["items"]]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _walk(tree: Any) -> list[Any]:
+    trees = [tree]
+    for sub in tree.subagents:
+        trees.extend(_walk(sub))
+    return trees
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)

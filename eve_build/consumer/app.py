@@ -1,0 +1,102 @@
+"""Locate the app root and its agent folder: where `eve build` runs and `.eve/` goes.
+
+Three layouts:
+- `agent/` in the app root (the usual one);
+- flat: the app root itself is the agent folder (it has `instructions.md`, no `agent/`);
+- a workspace with several agents under `agents/<name>/agent/`: `eve build --agent NAME`
+  at the workspace root, or plain `eve build` inside `agents/NAME/`. Each such agent's
+  app root is `agents/NAME/`, so each has its own `.eve/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from eve_build import slots
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import UsageError
+
+AGENT_DIRECTORY = "agent"
+AGENTS_DIRECTORY = "agents"
+
+
+@dataclass(frozen=True)
+class App:
+    """An agent app: `root` holds `.eve/`; `agent_dir` is the agent folder."""
+
+    root: Path
+    agent_dir: Path
+
+    @property
+    def flat(self) -> bool:
+        return self.agent_dir == self.root
+
+    @property
+    def display(self) -> str:
+        """How agent files are shown: `agent/tools/x.py`, or `tools/x.py` when flat."""
+        return "" if self.flat else f"{AGENT_DIRECTORY}/"
+
+    @property
+    def agent_dir_name(self) -> str:
+        """`CompiledAgent.agent_dir`: the agent folder relative to the app root."""
+        return "." if self.flat else AGENT_DIRECTORY
+
+
+def is_app_root(directory: Path) -> bool:
+    return (directory / AGENT_DIRECTORY).is_dir() or (
+        directory / slots.INSTRUCTIONS_MARKDOWN
+    ).is_file()
+
+
+def find_workspace_agents(root: Path) -> list[str]:
+    """The agent names under `agents/`, sorted."""
+    folder = root / AGENTS_DIRECTORY
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and is_app_root(p))
+
+
+def locate_app(start: Path, agent: str | None = None) -> tuple[App | None, list[Diagnostic]]:
+    """The app to build from `start` (and `--agent`); raises UsageError for a wrong `--agent`."""
+    start = start.resolve()
+    if agent is not None:
+        return _locate_named(start, agent), []
+    if is_app_root(start):
+        folder = start / AGENT_DIRECTORY
+        return App(root=start, agent_dir=folder if folder.is_dir() else start), []
+    agents = find_workspace_agents(start)
+    if agents:
+        raise UsageError(
+            f"`{start.name}` is a workspace with several agents ({_listed(agents)}): "
+            "name one with `--agent NAME`",
+            f"run `eve build --agent {agents[0]}` here, or plain `eve build` inside "
+            f"`agents/{agents[0]}/`",
+        )
+    return None, [error(
+        "agent/not-found", "",
+        f"there is no agent in `{start}`: no `agent/` folder, no `instructions.md` and no "
+        "`agents/<name>/`",
+        "run `eve build` in the app root (the folder that holds `agent/`), or create "
+        "`agent/instructions.md`",
+    )]
+
+
+def _locate_named(start: Path, agent: str) -> App:
+    agents = find_workspace_agents(start)
+    if agent not in agents:
+        known = f"the agents here are {_listed(agents)}" if agents else \
+            "there is no `agents/` folder with an agent here"
+        raise UsageError(
+            f"there is no agent `{agent}` in `{start / AGENTS_DIRECTORY}`: {known}",
+            "run `eve build --agent NAME` at the workspace root with NAME one of the folders "
+            "under `agents/`",
+        )
+    root = start / AGENTS_DIRECTORY / agent
+    folder = root / AGENT_DIRECTORY
+    return App(root=root, agent_dir=folder if folder.is_dir() else root)
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)

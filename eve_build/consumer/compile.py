@@ -1,0 +1,102 @@
+"""The consumer pipeline: app -> workspace extensions -> discover -> mounts -> compatibility
+-> (only then) import -> config -> overrides -> compiled agent.
+
+    compiled, diagnostics = compile_agent(Path("my-agent"))
+
+Every problem is a diagnostic; `compiled` is None when any is an error. Nothing of an
+extension is imported before every mount's package passed the compatibility check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
+from eve_build.consumer.app import App, locate_app
+from eve_build.consumer.assemble import assemble_agent, derive_sys_path
+from eve_build.consumer.compiled import CompiledAgent
+from eve_build.consumer.evaluate import evaluate_mounts
+from eve_build.consumer.imports import loading_environment
+from eve_build.consumer.members import MemberStatus, prepare_members
+from eve_build.consumer.mounts import discover_mounts
+from eve_build.consumer.packages import locate_mounts
+from eve_build.consumer.workspace import locate_workspace
+from eve_build.diagnostics import Diagnostics, error
+from eve_build.slots import INSTRUCTIONS_MARKDOWN
+from eve_build.source.discover import discover_source
+
+
+@dataclass
+class Compilation:
+    """Everything one compile found out."""
+
+    app: App | None = None
+    compiled: CompiledAgent | None = None
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    members: list[MemberStatus] = field(default_factory=list)
+
+
+def compile_agent(app_root: Path, agent: str | None = None
+                  ) -> tuple[CompiledAgent | None, Diagnostics]:
+    """Compile in memory: nothing in the project is written (stale workspace extensions are
+    built in a scratch copy). Raises UsageError for a wrong `agent`."""
+    result = run_compilation(app_root, agent, write_members=False)
+    return result.compiled, result.diagnostics
+
+
+def run_compilation(start: Path, agent: str | None = None, *,
+                    write_members: bool = True) -> Compilation:
+    result = Compilation()
+    app, found = locate_app(start, agent)
+    result.diagnostics.extend(found)
+    if app is None:
+        return result
+    result.app = app
+    workspace, found = locate_workspace(app.root)
+    result.diagnostics.extend(found)
+    scratch = contextlib.nullcontext(None) if write_members else tempfile.TemporaryDirectory(
+        prefix="eve-info-")
+    with scratch as folder:
+        members, found = prepare_members(workspace, app.root,
+                                         scratch=Path(folder) if folder else None)
+        result.members = members
+        result.diagnostics.extend(found)
+        if not result.diagnostics.has_errors:
+            result.compiled = _compile(app, [m.output_dir for m in members], result.diagnostics)
+    if result.diagnostics.has_errors:
+        result.compiled = None
+    return result
+
+
+def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledAgent | None:
+    layout, found = discover_source(app.agent_dir, display=app.display, package_root=app.root,
+                                    role="agent")
+    collected.extend(found)
+    if layout.tree.instructions is None:
+        collected.add(error(
+            "agent/instructions-missing", f"{app.display}{INSTRUCTIONS_MARKDOWN}",
+            f"the agent has no `{app.display}{INSTRUCTIONS_MARKDOWN}`",
+            f"create `{app.display}{INSTRUCTIONS_MARKDOWN}` with what the agent is for and how "
+            "it should work",
+        ))
+    sites, found = discover_mounts(layout.tree, app)
+    collected.extend(found)
+    directories, found = discover_directory_mounts(sites, app)
+    collected.extend(found)
+    located, found = locate_mounts(sites, outputs, outputs, app.root)
+    collected.extend(found)
+    if collected.has_errors:
+        return None  # compatibility before code: nothing was imported
+    with loading_environment(app.agent_dir, outputs, {m.import_name for m in located}):
+        files, found = load_agent_files(app, layout.tree, directories, sites)
+        collected.extend(found)
+        evaluated, found = evaluate_mounts(located)
+        collected.extend(found)
+    if collected.errors:
+        return None
+    compiled, found = assemble_agent(app, files, evaluated, derive_sys_path(outputs, app.root))
+    collected.extend(found)
+    return None if collected.errors else compiled

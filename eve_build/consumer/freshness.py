@@ -1,0 +1,68 @@
+"""Is a source-backed extension's output complete and current? Then its build is skipped.
+
+Current means: built by this eve-build, for the same name and version, with
+pyproject.toml not newer than the manifest, the same set of source files as
+discovery finds now, each with the content hash the manifest records, and every
+file of the output present. Hashes make this robust to checkouts that reset mtimes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from eve_build._version import __version__
+from eve_build.manifest import MANIFEST_FILENAME, Manifest, ManifestError, read_manifest
+from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.project.pyproject import PYPROJECT, ExtensionProject
+from eve_build.source.discover import discover_source
+
+GENERATED_FILES = ("__init__.py", "__init__.pyi", "tools/__init__.py", "tools/__init__.pyi",
+                   "py.typed")
+
+
+def locate_manifest(project: ExtensionProject) -> Path:
+    return project.output_dir / project.import_name / SOURCE_PACKAGE / MANIFEST_FILENAME
+
+
+def try_read_current_manifest(project: ExtensionProject) -> Manifest | None:
+    """The output's manifest when the output is up to date with the source, else None."""
+    manifest_path = locate_manifest(project)
+    try:
+        manifest = read_manifest(manifest_path)
+    except ManifestError:
+        return None
+    if (manifest.built_with_eve != __version__
+            or manifest.package.name != project.name
+            or manifest.package.version != project.version
+            or list(manifest.build.external_dependencies) != list(project.external_dependencies)):
+        return None
+    try:
+        if (project.root / PYPROJECT).stat().st_mtime > manifest_path.stat().st_mtime:
+            return None
+    except OSError:
+        return None
+    layout, found = discover_source(project.source_dir, display=f"{project.source}/",
+                                    package_root=project.root)
+    if any(d.is_error for d in found) or set(layout.files) != set(manifest.files):
+        return None
+    package_dir = project.output_dir / project.import_name
+    for relative, digest in manifest.files.items():
+        if not (package_dir / SOURCE_PACKAGE / relative).is_file():
+            return None
+        if _hash(project.source_dir / relative) != digest:
+            return None
+    if not all((package_dir / name).is_file() for name in GENERATED_FILES):
+        return None
+    return manifest
+
+
+def is_up_to_date(project: ExtensionProject) -> bool:
+    return try_read_current_manifest(project) is not None
+
+
+def _hash(path: Path) -> str:
+    try:
+        return f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+    except OSError:
+        return ""

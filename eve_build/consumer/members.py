@@ -1,0 +1,160 @@
+"""Build the workspace's extension packages before the agent: skip current ones, build the
+rest (in parallel, one Python process each: building imports user code); a failure stops
+the agent build.
+
+With `scratch` set (`eve info`, which writes nothing), a stale member is copied into the
+scratch folder and built there, so the project is left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from eve_build.consumer.freshness import is_up_to_date
+from eve_build.consumer.workspace import Workspace
+from eve_build.diagnostics import Diagnostic, Severity, error
+from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.project.pyproject import PYPROJECT
+
+State = Literal["up-to-date", "built", "failed"]
+_SCRATCH_IGNORED = ("dist", ".venv", ".git", ".eve")
+
+
+@dataclass(frozen=True)
+class MemberStatus:
+    """One workspace extension and what `eve build` did with it."""
+
+    name: str
+    root: Path
+    output_dir: Path  # the folder that goes on sys.path (`build/eve`)
+    state: State
+
+
+def prepare_members(
+    workspace: Workspace | None, app_root: Path, *, scratch: Path | None = None
+) -> tuple[list[MemberStatus], list[Diagnostic]]:
+    """Build every stale extension member; return each member's status and any errors."""
+    if workspace is None:
+        return [], []
+    from eve_build.extension_build import locate_extension_project
+
+    statuses: list[MemberStatus] = []
+    stale: list[MemberStatus] = []
+    found: list[Diagnostic] = []
+    for root in workspace.extension_members():
+        try:
+            project = locate_extension_project(root)
+        except DiagnosticsError as exc:
+            found.extend(_failed(root, root.name, app_root, exc.diagnostics))
+            continue
+        status = MemberStatus(project.name, root, project.output_dir, "up-to-date")
+        if is_up_to_date(project):
+            statuses.append(status)
+        else:
+            stale.append(status)
+    built = [_copy_to_scratch(s, scratch, i) for i, s in enumerate(stale)] if scratch else stale
+    for status, copy, (problems, message) in zip(
+        stale, built, _build_all([s.root for s in built]), strict=True
+    ):
+        if message is None:
+            statuses.append(replace(copy, state="built"))
+            continue
+        found.extend(_failed(status.root, status.name, app_root, problems, message))
+        statuses.append(replace(status, state="failed"))
+    return sorted(statuses, key=lambda s: s.name), found
+
+
+def _copy_to_scratch(status: MemberStatus, scratch: Path, index: int) -> MemberStatus:
+    target = scratch / ".scratch" / f"{index}-{status.root.name}"
+    top = status.output_dir.relative_to(status.root).parts[0]
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = {"__pycache__"}
+        if Path(folder) == status.root:
+            skipped |= {top, *_SCRATCH_IGNORED}
+        return skipped & set(names)
+
+    shutil.copytree(status.root, target, symlinks=True, ignore=ignore)
+    output = target / status.output_dir.relative_to(status.root)
+    return replace(status, root=target, output_dir=output)
+
+
+def _build_all(roots: list[Path]) -> list[tuple[list[Diagnostic], str | None]]:
+    """One stale member builds in this process (isolated imports, as `eve extension build`);
+    several build in parallel, each in its own Python process."""
+    if len(roots) <= 1:
+        return [build_member(root) for root in roots]
+    workers = min(len(roots), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_build_in_process, roots))
+
+
+def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
+    """Run `build_member` in a fresh interpreter (`python -m eve_build.consumer.members`).
+
+    A subprocess rather than multiprocessing: spawn re-runs the caller's `__main__`, which a
+    script calling `build_agent()` without a main guard cannot survive.
+    """
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    with tempfile.TemporaryDirectory(prefix="eve-member-") as folder:
+        result = Path(folder) / "result.json"
+        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result)],
+                              capture_output=True, text=True, env=env, check=False)
+        try:
+            data = json.loads(result.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            return [], f"the build process failed ({last})"
+    problems = [Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
+                           hint=d["hint"], severity=Severity(d["severity"]))
+                for d in data["diagnostics"]]
+    return problems, data["message"]
+
+
+def build_member(root: Path) -> tuple[list[Diagnostic], str | None]:
+    """Build one extension package; (diagnostics, None) on success, else a failure message."""
+    from eve_build.extension_build import build_extension
+
+    try:
+        build_extension(root)
+    except DiagnosticsError as exc:
+        return list(exc.diagnostics), exc.message
+    except EveBuildError as exc:
+        return [], exc.message
+    except Exception as exc:  # an unexpected failure must still name the package
+        return [], f"{type(exc).__name__}: {exc}"
+    return [], None
+
+
+def _failed(root: Path, name: str, app_root: Path, problems: list[Diagnostic],
+            message: str = "") -> list[Diagnostic]:
+    folder = Path(os.path.relpath(root, app_root)).as_posix()
+    moved = [replace(d, file=f"{folder}/{d.file}" if d.file else folder) for d in problems]
+    reason = f": {message}" if message else ""
+    return [*moved, error(
+        "workspace/extension-build-failed", f"{folder}/{PYPROJECT}",
+        f"the workspace extension `{name}` in `{folder}` failed to build{reason}; the agent "
+        "is not built", f"fix the errors above in `{folder}`, or build it alone with "
+        f"`eve extension build --path {folder}`",
+    )]
+
+
+def _main(argv: list[str]) -> int:
+    """Worker entry point: build `argv[0]`, write the outcome as JSON to `argv[1]`."""
+    problems, message = build_member(Path(argv[0]))
+    data = {"message": message, "diagnostics": [d.to_json() for d in problems]}
+    Path(argv[1]).write_text(json.dumps(data), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

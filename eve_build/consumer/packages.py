@@ -1,0 +1,101 @@
+"""Locate the package behind each mount, without importing it, and check it.
+
+The mount file's imported module is looked up with `PathFinder.find_spec` over the
+workspace extension outputs first, then `sys.path`; its folder's manifest is checked
+(`compatibility.check_package`). Mounts inside the extension's subagents are found
+from the manifest and located the same way, parents first.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from dataclasses import dataclass
+from importlib.machinery import PathFinder
+from pathlib import Path
+
+from eve_build.consumer.compatibility import check_package
+from eve_build.consumer.mounts import MountSite, derive_nested_sites, parse_mount_file
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.manifest import MANIFEST_FILENAME, Manifest
+from eve_build.output.generate import SOURCE_PACKAGE
+
+MANIFEST_PATH = f"{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"
+
+
+@dataclass(frozen=True)
+class LocatedMount:
+    """A mount whose package was found and passed the compatibility check."""
+
+    site: MountSite
+    import_name: str
+    package_dir: Path  # `.../build/eve/acme_crm`
+    manifest: Manifest
+    source_backed: bool
+    line: int | None  # the line binding `mount`
+
+
+def locate_mounts(
+    sites: list[MountSite], search_path: list[Path], source_outputs: list[Path], app_root: Path
+) -> tuple[list[LocatedMount], list[Diagnostic]]:
+    """Every mount (nested ones after their parent) with its checked package."""
+    paths = [str(p) for p in search_path] + [p for p in sys.path if isinstance(p, str)]
+    located: list[LocatedMount] = []
+    found: list[Diagnostic] = []
+    queue = deque(sites)
+    while queue:
+        site = queue.popleft()
+        mount, problems = _locate(site, paths, source_outputs, app_root)
+        found.extend(problems)
+        if mount is None or problems:
+            continue
+        located.append(mount)
+        nested, problems = derive_nested_sites(site, mount.import_name, mount.package_dir,
+                                               mount.manifest.contributions)
+        found.extend(problems)
+        queue.extend(nested)
+    return located, found
+
+
+def _locate(
+    site: MountSite, paths: list[str], source_outputs: list[Path], app_root: Path
+) -> tuple[LocatedMount | None, list[Diagnostic]]:
+    source, found = parse_mount_file(site)
+    if source is None:
+        return None, found
+    candidates = [(m, d) for m in source.modules if (d := try_locate_package(m, paths))]
+    with_manifest = [(m, d) for m, d in candidates if (d / MANIFEST_PATH).is_file()]
+    for module, package_dir in (with_manifest or candidates)[:1]:
+        shown = _shown(package_dir, app_root)
+        manifest, found = check_package(site, module, package_dir, shown, source.line)
+        if manifest is None:
+            return None, found
+        backed = any(package_dir.is_relative_to(out.resolve()) for out in source_outputs)
+        return LocatedMount(site, module, package_dir, manifest, backed, source.line), found
+    first = source.modules[0]
+    return None, [error(
+        "mount/package-not-found", site.shown,
+        f"`{site.shown}` mounts `{first}`, which is neither an extension of this workspace "
+        "nor installed",
+        f"install the extension that provides `{first}` (`uv add <package>`), or add its "
+        "source folder to `[tool.uv.workspace].members`", line=source.line,
+    )]
+
+
+def try_locate_package(module: str, paths: list[str]) -> Path | None:
+    """The folder of the top-level package `module` on `paths` (never imported)."""
+    try:
+        spec = PathFinder.find_spec(module, paths)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    locations = list(spec.submodule_search_locations)
+    return Path(locations[0]).resolve() if locations else None
+
+
+def _shown(path: Path, app_root: Path) -> str:
+    try:
+        return path.relative_to(app_root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,112 @@
+"""uv workspaces: the root `[tool.uv.workspace]` and the extension packages among its members.
+
+    [tool.uv.workspace]
+    members = ["packages/*"]
+    exclude = ["packages/legacy"]
+
+The workspace root is the nearest folder, from the app root upwards, whose
+pyproject.toml has `[tool.uv.workspace]` (as uv finds it). Members that declare
+`[tool.eve.extension]` are source-backed extensions: `eve build` builds them before
+the agent.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.project.pyproject import PYPROJECT
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+    members: tuple[Path, ...]  # member folders with a pyproject.toml, sorted
+
+    def extension_members(self) -> list[Path]:
+        """Members that are eve extension packages (`[tool.eve.extension]`)."""
+        return [m for m in self.members if is_extension_package(m)]
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _table(data: dict[str, Any] | None, *keys: str) -> dict[str, Any] | None:
+    value: Any = data
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def is_extension_package(root: Path) -> bool:
+    return _table(_read_toml(root / PYPROJECT), "tool", "eve", "extension") is not None
+
+
+def try_find_workspace_root(app_root: Path) -> Path | None:
+    """The nearest folder at or above `app_root` whose pyproject has `[tool.uv.workspace]`."""
+    for folder in (app_root, *app_root.parents):
+        path = folder / PYPROJECT
+        if not path.is_file():
+            continue
+        data = _read_toml(path)
+        if data is None and "workspace" in path.read_text(encoding="utf-8", errors="replace"):
+            return folder  # probably a workspace root: locate_workspace reports the TOML error
+        if _table(data, "tool", "uv", "workspace") is not None:
+            return folder
+    return None
+
+
+def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]]:
+    """The workspace holding the app, or None when the app is not in a uv workspace."""
+    root = try_find_workspace_root(app_root)
+    if root is None:
+        return None, []
+    shown = _shown(root / PYPROJECT, app_root)
+    data = _read_toml(root / PYPROJECT)
+    table = _table(data, "tool", "uv", "workspace")
+    if data is None or table is None:
+        return None, [error(
+            "workspace/pyproject-invalid", shown,
+            f"`{shown}` is not valid TOML, so its `[tool.uv.workspace]` cannot be read",
+            "fix the TOML syntax",
+        )]
+    members = table.get("members", [])
+    exclude = table.get("exclude", [])
+    if not _is_str_list(members) or not _is_str_list(exclude):
+        return None, [error(
+            "workspace/pyproject-invalid", shown,
+            "`tool.uv.workspace.members` and `tool.uv.workspace.exclude` must be lists of "
+            "glob patterns", 'write them as `members = ["packages/*"]`',
+        )]
+    return Workspace(root=root, members=tuple(_expand(root, members, exclude))), []
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _expand(root: Path, members: list[str], exclude: list[str]) -> list[Path]:
+    excluded = {p.resolve() for pattern in exclude for p in root.glob(pattern)}
+    found: set[Path] = set()
+    for pattern in members:
+        for path in root.glob(pattern):
+            resolved = path.resolve()
+            if resolved.is_dir() and (resolved / PYPROJECT).is_file() and resolved not in excluded:
+                found.add(resolved)
+    return sorted(found)
+
+
+def _shown(path: Path, app_root: Path) -> str:
+    try:
+        return path.relative_to(app_root).as_posix()
+    except ValueError:
+        return path.as_posix()

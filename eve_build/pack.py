@@ -1,0 +1,166 @@
+"""`eve extension pack`: the sdist and wheel of an extension, made by `python -m build`.
+
+    result = pack_extension(Path("acme-crm"), outdir=Path("dist"), isolation=False)
+
+The extension is built in-process first, so a broken one fails with the same
+diagnostics as `eve extension build` before any build environment is made. Then the
+`build` frontend runs as a subprocess (`sys.executable -m build`), which runs the
+hatchling hook `eve` again inside the backend; the wheel it made is read back and
+summarised.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from packaging.utils import canonicalize_name
+
+from eve_build.errors import EveBuildError
+from eve_build.extension_build import BuildResult, build_extension
+from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
+
+Runner = Callable[[Sequence[str], Path], tuple[int, str]]
+"""Runs `argv` in `cwd`; returns the exit code and the combined output."""
+
+OUTPUT_TAIL_LINES = 25
+ISOLATED_HINT = (
+    "an isolated build installs the pinned `eve-build` from an index: pass `--no-isolation` "
+    "to use this environment's, or set `PIP_FIND_LINKS` to a folder with its wheel "
+    "(docs/publishing.md)"
+)
+
+
+@dataclass(frozen=True)
+class WheelSummary:
+    """What a wheel holds, read from the archive alone."""
+
+    path: Path
+    files: int
+    """Every member, the dist-info included."""
+    import_package: str
+    package_files: int
+    manifest: Manifest
+
+
+@dataclass(frozen=True)
+class PackResult:
+    build: BuildResult
+    wheel: WheelSummary
+    sdist: Path | None
+
+
+def run_subprocess(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
+    """The default runner: a real subprocess, output captured."""
+    completed = subprocess.run(
+        list(argv),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    return completed.returncode, completed.stdout
+
+
+def derive_build_command(root: Path, outdir: Path, *, isolation: bool) -> list[str]:
+    """`python -m build [--no-isolation] --outdir OUTDIR ROOT`, with this interpreter."""
+    argv = [sys.executable, "-m", "build", "--outdir", str(outdir)]
+    if not isolation:
+        argv.append("--no-isolation")
+    return [*argv, str(root)]
+
+
+def read_wheel_summary(path: Path) -> WheelSummary:
+    """Count a wheel's files and read the manifest copy in its dist-info.
+
+    Raises:
+        EveBuildError: the file is not a wheel of an eve extension.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            manifest_name = next(
+                (n for n in names if n.endswith(f".dist-info/extra_metadata/{DIST_INFO_MANIFEST}")),
+                None,
+            )
+            text = archive.read(manifest_name).decode("utf-8") if manifest_name else None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise EveBuildError(
+            f"`{path}` is not a readable wheel: {exc}", hint="run `eve extension pack` again"
+        ) from exc
+    if text is None:
+        raise EveBuildError(
+            f"`{path}` has no `{DIST_INFO_MANIFEST}` in its dist-info: it was not built by the "
+            "`eve` build hook",
+            hint="add `[tool.hatch.build.hooks.eve]` to pyproject.toml",
+        )
+    try:
+        manifest = parse_manifest(text)
+    except ManifestError as exc:
+        raise EveBuildError(f"`{path}`: {exc.message}", hint=exc.hint) from exc
+    top = manifest.package.import_name
+    return WheelSummary(
+        path=path,
+        files=len(names),
+        import_package=top,
+        package_files=sum(1 for n in names if PurePosixPath(n).parts[0] == top),
+        manifest=manifest,
+    )
+
+
+def _locate_artifacts(outdir: Path, build: BuildResult) -> tuple[Path, Path | None]:
+    stem = canonicalize_name(build.project.name).replace("-", "_")
+    version = build.project.version
+    wheels = sorted(outdir.glob(f"{stem}-{version}-*.whl"))
+    if not wheels:
+        raise EveBuildError(
+            f"`python -m build` made no wheel `{stem}-{version}-*.whl` in `{outdir}`",
+            hint="run `python -m build` by hand in the package to see why",
+        )
+    sdist = outdir / f"{stem}-{version}.tar.gz"
+    return wheels[-1], sdist if sdist.is_file() else None
+
+
+def pack_extension(
+    root: Path,
+    *,
+    outdir: Path | None = None,
+    isolation: bool = True,
+    runner: Runner = run_subprocess,
+) -> PackResult:
+    """Build the extension, then its sdist and wheel into `outdir` (default `root/dist`).
+
+    Raises:
+        DiagnosticsError: the extension does not build (nothing is packed).
+        EveBuildError: the `build` frontend is missing or failed.
+    """
+    root = root.resolve()
+    build = build_extension(root)
+    if importlib.util.find_spec("build") is None:
+        raise EveBuildError(
+            "the `build` frontend is not installed in this environment",
+            hint=f"install it: `{Path(sys.executable).name} -m pip install build`",
+        )
+    target = (outdir if outdir is not None else root / "dist").resolve()
+    argv = derive_build_command(root, target, isolation=isolation)
+    code, output = runner(argv, root)
+    if code != 0:
+        tail = [line for line in output.splitlines() if line.strip()][-OUTPUT_TAIL_LINES:]
+        shown = "\n".join(f"  {line}" for line in tail) or "  (no output)"
+        hint = (
+            ISOLATED_HINT
+            if isolation
+            else "run `python -m build --no-isolation` in the package to see its whole output"
+        )
+        raise EveBuildError(
+            f"`python -m build` failed (exit code {code}); its last output:\n{shown}", hint=hint
+        )
+    wheel, sdist = _locate_artifacts(target, build)
+    return PackResult(build=build, wheel=read_wheel_summary(wheel), sdist=sdist)

@@ -1,0 +1,205 @@
+"""The loaded agent: call its tools through the hook pipeline, fire events, keep state.
+
+    with load_agent(Path("my-agent")) as agent:
+        result = agent.call_tool("crm__search", {"query": "ada"})
+
+`acall_tool` is the same call for code that runs in an event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable, Coroutine, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from eve_build.consumer.compiled import CompiledAgent
+from eve_build.diagnostics import Diagnostic
+from eve_build.errors import EveBuildError
+from eve_build.runtime import calls
+from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.migration import migrate_snapshot
+from eve_build.runtime.modules import ModuleScope
+from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
+from eve_build.runtime.surface import Surface, walk_trees
+from eve_build.runtime.trace import logger
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.hooks import Event
+from eve_build.sdk.mount import ToolResult
+
+T = TypeVar("T")
+
+
+class ToolNotFoundError(EveBuildError, KeyError):
+    """The agent (or the subagent asked for) has no tool of that name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message
+
+
+@dataclass(frozen=True)
+class EventOutcome:
+    """What firing one event came to.
+
+    `outcome` is `blocked`, `rewrite` or `proceed` for `action.call` (`value`: the
+    arguments); `transform` or `proceed` for `action.result` (`value`: the result)
+    and for `message.received` (`value`: the text), or `handled` (`value`: the
+    reply); `observed` for every other event.
+    """
+
+    event: str
+    outcome: str
+    value: Any
+    reason: str | None
+    trace: tuple[dict[str, Any], ...]
+
+
+class Agent:
+    """A compiled agent, loaded: mounts bound, definitions imported, state in memory."""
+
+    def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
+                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope) -> None:
+        self.compiled = compiled
+        self._surfaces = surfaces
+        self._states = states  # shared by every binding: keys carry the mount path
+        self._approvals = ApprovalSession()
+        self._pool = pool
+        self._scope = scope
+        self._local = threading.local()
+        self._loops: list[asyncio.AbstractEventLoop] = []
+
+    def tools(self, subagent: str | None = None) -> list[str]:
+        """The tool names of the agent (or of the subagent at that path), sorted."""
+        return sorted(self.surface(subagent).tools)
+
+    def surface(self, subagent: str | None = None) -> Surface:
+        key = subagent or ""
+        if key not in self._surfaces:
+            known = ", ".join(f"`{p}`" for p in sorted(self._surfaces) if p) or "none"
+            raise ToolNotFoundError(f"the agent has no subagent `{key}`",
+                                    f"subagents: {known}")
+        return self._surfaces[key]
+
+    async def acall_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *,
+        subagent: str | None = None, approver: Approver | None = None,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> ToolResult:
+        """Call one tool through the hooks; raises ToolNotFoundError for an unknown name."""
+        surface = self.surface(subagent)
+        entry = surface.tools.get(name)
+        if entry is None:
+            raise ToolNotFoundError(f"the agent has no tool `{name}`",
+                                    calls.suggest_tools(name, surface.tools))
+        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, on_progress)
+        return await call.run({} if arguments is None else arguments)
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *,
+        subagent: str | None = None, approver: Approver | None = None,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> ToolResult:
+        """`acall_tool` for code without an event loop (each thread gets its own loop)."""
+        return self.run(self.acall_tool(name, arguments, subagent=subagent, approver=approver,
+                                        on_progress=on_progress))
+
+    async def afire(self, name: str, *, subagent: str | None = None,
+                    **fields: Any) -> EventOutcome:
+        """Run the hooks of one event with its semantics (see EventOutcome)."""
+        pipeline = self.surface(subagent).pipeline
+        event = Event(name, tool=fields.pop("tool", None), arguments=fields.pop("arguments", None),
+                      result=fields.pop("result", None), text=fields.pop("text", None),
+                      data=dict(fields.pop("data", {}), **fields))
+        if name == "action.call":
+            verdict = await pipeline.on_call(event.tool or "", dict(event.arguments or {}))
+            outcome = ("blocked" if verdict.blocked else
+                       "rewrite" if verdict.rewritten_by else "proceed")
+            return EventOutcome(name, outcome, verdict.arguments, verdict.blocked,
+                                tuple(verdict.trace))
+        if name == "action.result":
+            result, steps = await pipeline.on_result(event.tool or "", dict(event.arguments or {}),
+                                                     event.result)
+            changed = any(step["outcome"] == "transform" for step in steps)
+            return EventOutcome(name, "transform" if changed else "proceed", result, None,
+                                tuple(steps))
+        if name == "message.received":
+            message = await pipeline.on_message(event.text or "", event.data)
+            if message.reply is not None:
+                return EventOutcome(name, "handled", message.reply, None, tuple(message.trace))
+            changed = message.text != event.text
+            return EventOutcome(name, "transform" if changed else "proceed", message.text,
+                                None, tuple(message.trace))
+        return EventOutcome(name, "observed", None, None, tuple(await pipeline.observe(event)))
+
+    def fire(self, name: str, *, subagent: str | None = None, **fields: Any) -> EventOutcome:
+        return self.run(self.afire(name, subagent=subagent, **fields))
+
+    def snapshot(self) -> dict[str, Any]:
+        """The session as JSON-able data: state by key and remembered approvals."""
+        data = {"formatVersion": SNAPSHOT_FORMAT_VERSION, "state": dict(self._states),
+                "approvals": self._approvals.snapshot()}
+        try:
+            copied: dict[str, Any] = json.loads(json.dumps(data))
+        except (TypeError, ValueError) as exc:
+            raise EveBuildError(f"the session state cannot be saved as JSON: {exc}",
+                                "keep state values to JSON types (dict, list, str, "
+                                "numbers, bools, None)") from None
+        return copied
+
+    def load_snapshot(self, snapshot: Mapping[str, Any], *, file: str = "") -> list[Diagnostic]:
+        """Replace the session with `snapshot`, migrating old keys (warnings are also logged).
+
+        Raises DiagnosticsError, changing nothing, when an old key is ambiguous.
+        """
+        mounts = [m for tree in walk_trees(self.compiled.root) for m in tree.mounts]
+        states = [s for tree in walk_trees(self.compiled.root) for s in tree.states]
+        migrated, warnings = migrate_snapshot(snapshot, mounts, states, file=file)
+        for warning in warnings:
+            logger.warning("%s", warning.message)
+        self._states.clear()
+        self._states.update(migrated["state"])
+        self._approvals.restore(migrated["approvals"])
+        return warnings
+
+    def state(self, key: str) -> Any:
+        """The current value under a state key (`extensions/crm:requests`), or None."""
+        return self._states.get(key)
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine to its end on this thread's loop of this agent."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            coroutine.close()
+            raise EveBuildError("a sync call of the agent was made inside a running event loop",
+                                "await the async form instead (`acall_tool`, `afire`)")
+        loop: asyncio.AbstractEventLoop | None = getattr(self._local, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            self._local.loop = loop
+            self._loops.append(loop)
+        return loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        """Stop the loops this agent made and give back sys.path and the agent package."""
+        for loop in self._loops:
+            if loop.is_running() or loop.is_closed():
+                continue
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            if pending:  # abandoned handlers get a moment to stop; they cannot hold us
+                loop.run_until_complete(asyncio.wait(pending, timeout=0.1))
+            loop.close()
+        self._loops.clear()
+        self._scope.close()
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

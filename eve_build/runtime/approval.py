@@ -1,0 +1,64 @@
+"""Approval of tool calls: `always` asks every time, `once` once per session.
+
+The host asks an approver, a callable the embedding application supplies
+(`eve call --approve` supplies one that says yes). Without an approver, a call
+that needs approval is refused with a reason saying so.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eve_build.sdk.definitions import Tool
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What an approver is asked to decide."""
+
+    tool: str  # as the agent sees it: "crm__create_contact"
+    arguments: dict[str, Any]
+    policy: str  # "always" | "once"
+    identity: str
+    mount: str | None
+
+
+Approver = Callable[[ApprovalRequest], bool | Awaitable[bool]]
+
+
+@dataclass
+class ApprovalSession:
+    """The answers `once` remembers for the rest of the session, by tool name."""
+
+    remembered: dict[str, bool] = field(default_factory=dict)
+
+    async def refuse(self, tool: Tool, request: ApprovalRequest,
+                     approver: Approver | None) -> str | None:
+        """None when the call may run, else the reason it is refused."""
+        policy = tool.approval.policy if tool.approval is not None else "never"
+        if policy == "never":
+            return None
+        if policy == "once" and request.tool in self.remembered:
+            approved = self.remembered[request.tool]
+            return None if approved else "not approved earlier in this session (approval: once)"
+        if approver is None:
+            return f"it needs approval ({policy}) and no approver was given"
+        try:
+            answer = approver(request)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:  # the approver is the host's callable
+            return f"the approver raised {type(exc).__name__}: {exc}"
+        approved = bool(answer)
+        if policy == "once":
+            self.remembered[request.tool] = approved
+        return None if approved else "not approved"
+
+    def snapshot(self) -> dict[str, bool]:
+        return dict(sorted(self.remembered.items()))
+
+    def restore(self, remembered: Mapping[str, Any]) -> None:
+        self.remembered = {str(k): bool(v) for k, v in remembered.items()}

@@ -1,0 +1,87 @@
+"""One tool call, step by step: arguments, `action.call` hooks, approval, execute,
+`action.result` hooks. Each step that stops the call gives the result its status:
+`failed` (bad arguments, a raising tool), `blocked` (a hook) or `refused` (approval).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eve_build.runtime.approval import ApprovalRequest, ApprovalSession, Approver
+from eve_build.runtime.pipeline import Trace
+from eve_build.runtime.surface import Surface
+from eve_build.runtime.tools import (
+    ToolCallError,
+    ToolEntry,
+    execute_tool,
+    resolve_tool,
+    validate_arguments,
+)
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.mount import ToolResult
+
+
+@dataclass
+class ToolCall:
+    surface: Surface
+    entry: ToolEntry
+    approvals: ApprovalSession
+    pool: WorkerPool
+    approver: Approver | None = None
+    on_progress: Callable[[str], None] | None = None
+    progress: list[str] = field(default_factory=list)
+    trace: Trace = field(default_factory=list)
+
+    async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
+        name, pipeline = self.entry.name, self.surface.pipeline
+        try:
+            tool = await resolve_tool(self.entry, self.pool)
+            model = validate_arguments(tool, name, arguments)
+            verdict = await pipeline.on_call(name, dict(arguments))
+            self.trace.extend(verdict.trace)
+            if verdict.blocked is not None:
+                return self._result("blocked", error=verdict.blocked)
+            if verdict.rewritten_by is not None:  # rewritten arguments are validated again
+                try:
+                    model = validate_arguments(tool, name, verdict.arguments)
+                except ToolCallError as exc:
+                    raise ToolCallError(f"after the rewrite by {verdict.rewritten_by.describe()}"
+                                        f": {exc}") from None
+            request = ApprovalRequest(name, dict(verdict.arguments),
+                                      tool.approval.policy if tool.approval else "never",
+                                      self.entry.identity, self.entry.mount)
+            refusal = await self.approvals.refuse(tool, request, self.approver)
+            if refusal is not None:
+                return self._result("refused", error=refusal)
+            context = ToolContext(name=name, namespace=self.entry.mount, progress=self._report)
+            value = await execute_tool(tool, self.entry, model, context, self.pool)
+        except ToolCallError as exc:
+            return self._result("failed", error=str(exc))
+        value, steps = await pipeline.on_result(name, verdict.arguments, value)
+        self.trace.extend(steps)
+        return self._result("ok", value=value)
+
+    def _report(self, text: str) -> None:
+        self.progress.append(text)
+        if self.on_progress is not None:
+            self.on_progress(text)
+
+    def _result(self, status: str, *, value: Any = None, error: str | None = None) -> ToolResult:
+        return ToolResult(name=self.entry.name, status=status, value=value, error=error,
+                          identity=self.entry.identity, trace=tuple(self.trace),
+                          progress=tuple(self.progress))
+
+
+def suggest_tools(name: str, tools: Mapping[str, ToolEntry]) -> str:
+    """A hint for an unknown tool name: close names, or the names of same local name."""
+    same_local = [n for n, e in tools.items() if e.local_name == name]
+    close = same_local or difflib.get_close_matches(name, list(tools), n=3)
+    if close:
+        return f"did you mean {', '.join(f'`{n}`' for n in sorted(close))}?"
+    if not tools:
+        return "the agent has no tools"
+    return f"the agent's tools: {', '.join(f'`{n}`' for n in sorted(tools))}"

@@ -1,0 +1,120 @@
+"""Run one user callable under its mount's binding, with a budget the host enforces.
+
+Sync callables run on a worker thread of their own and async ones as tasks; the
+host waits with `asyncio.wait`, measured from dispatch, and stops waiting when the
+budget runs out. Nothing is joined or awaited after that: a handler that never
+returns (or swallows its cancellation) cannot hold the call, and later calls get
+fresh threads. Exceptions are caught and returned, never raised into the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import Binding, bind
+
+Outcome = tuple[bool, Any]  # (returned normally, value or exception)
+
+
+@dataclass(frozen=True)
+class HandlerRun:
+    """How one call ended: it returned `value`, raised `error`, or ran out of time."""
+
+    ending: Literal["returned", "raised", "timeout"]
+    seconds: float
+    value: Any = None
+    error: BaseException | None = None
+
+
+async def run_bound(
+    function: Callable[..., Any], args: tuple[Any, ...], *, binding: Binding,
+    pool: WorkerPool, budget: float | None = None,
+) -> HandlerRun:
+    """Call `function(*args)` bound to `binding`; None as budget waits as long as it takes."""
+    started = time.perf_counter()
+    outcome = await _wait(*_dispatch(function, args, binding, pool), budget)
+    if outcome is not None and outcome[0] and inspect.isawaitable(outcome[1]):
+        # a sync function that returned an awaitable: run it within what is left
+        left = None if budget is None else max(budget - (time.perf_counter() - started), 0.0)
+        outcome = await _wait(*_start_task(outcome[1], binding), left)
+    seconds = time.perf_counter() - started
+    if outcome is None:
+        return HandlerRun("timeout", seconds)
+    returned, value = outcome
+    if returned:
+        return HandlerRun("returned", seconds, value=value)
+    return HandlerRun("raised", seconds, error=value)
+
+
+Started = tuple["asyncio.Future[Outcome | None]", "asyncio.Task[Outcome] | None"]
+
+
+def _dispatch(
+    function: Callable[..., Any], args: tuple[Any, ...], binding: Binding, pool: WorkerPool
+) -> Started:
+    if inspect.iscoroutinefunction(function):
+        return _start_task(function(*args), binding)
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Outcome | None] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def job() -> None:
+        outcome = context.run(_call_bound, function, args, binding)
+        # a closed loop raises RuntimeError: nobody waits for this result any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, future, outcome)
+
+    pool.submit(job)
+    return future, None
+
+
+def _start_task(awaitable: Any, binding: Binding) -> Started:
+    future: asyncio.Future[Outcome | None] = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(_await_bound(awaitable, binding))
+    task.add_done_callback(
+        lambda done: None if done.cancelled() else _settle(future, done.result()))
+    return future, task
+
+
+async def _wait(future: asyncio.Future[Outcome | None], task: asyncio.Task[Outcome] | None,
+                budget: float | None) -> Outcome | None:
+    """The outcome, or None when the budget ran out first (the task is asked to stop)."""
+    if budget is None:
+        return await future
+    timer = asyncio.get_running_loop().call_later(budget, _settle, future, None)
+    try:
+        outcome = await future
+    finally:
+        timer.cancel()
+    if outcome is None and task is not None:
+        task.cancel()  # a thread cannot be stopped: its late result is dropped
+    return outcome
+
+
+def _call_bound(function: Callable[..., Any], args: tuple[Any, ...], binding: Binding) -> Outcome:
+    try:
+        with bind(binding):
+            return True, function(*args)
+    except BaseException as exc:  # on a worker thread even SystemExit fails the call
+        return False, exc
+
+
+async def _await_bound(awaitable: Any, binding: Binding) -> Outcome:
+    try:
+        with bind(binding):
+            return True, await awaitable
+    except Exception as exc:  # user code may raise anything
+        return False, exc
+
+
+def _settle(future: asyncio.Future[Outcome | None], outcome: Outcome | None) -> None:
+    if not future.done():
+        future.set_result(outcome)

@@ -1,0 +1,111 @@
+"""Load what `eve build` produced: `.eve/compile/compiled-agent.json` -> a live Agent.
+
+    agent = load_agent(Path("my-agent"))          # reads the compiled agent
+    agent = open_agent(compiled, Path("my-agent")) # from a model in memory
+
+Loading puts the compiled `sys_path` first, installs the agent folder as the
+package `eve_agent` for the life of the agent, opens every mount (mount file,
+env values, config), imports every contribution and binds it to its mount. Every
+problem is collected, and one DiagnosticsError lists them all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from eve_build.consumer.compiled import (
+    COMPILED_FORMAT_VERSION,
+    COMPILED_PATH,
+    CompiledAgent,
+    read_compiled,
+)
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import DiagnosticsError
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.modules import ModuleScope
+from eve_build.runtime.mounts import open_mounts
+from eve_build.runtime.surface import Resolver, Surface, walk_trees
+from eve_build.runtime.workers import WorkerPool, shared_pool
+from eve_build.sdk.binding import Binding
+from eve_build.sdk.mount import Mount
+
+HOOK_BUDGET = 5.0
+"""Seconds each hook handler may take (DESIGN.md section 6)."""
+
+
+def load_agent(
+    app_root: Path, *, environ: Mapping[str, str] | None = None,
+    hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
+) -> Agent:
+    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError)."""
+    return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
+                      hook_budget=hook_budget, snapshot=snapshot)
+
+
+def read_compiled_agent(app_root: Path) -> CompiledAgent:
+    """The compiled agent, or a DiagnosticsError that says to run `eve build`."""
+    try:
+        compiled = read_compiled(app_root)
+    except FileNotFoundError:
+        raise _load_error("runtime/compiled-missing", "there is no compiled agent",
+                          "run `eve build` in the agent's folder first (or pass `--path`)",
+                          ) from None
+    except (ValidationError, ValueError) as exc:
+        raise _load_error("runtime/compiled-invalid",
+                          f"the compiled agent cannot be read: {_first_line(exc)}",
+                          "run `eve build` again with this eve-build") from None
+    if compiled.format_version != COMPILED_FORMAT_VERSION:
+        raise _load_error("runtime/compiled-invalid",
+                          f"the compiled agent has format {compiled.format_version}; this "
+                          f"eve-build reads format {COMPILED_FORMAT_VERSION}",
+                          "run `eve build` again with this eve-build")
+    return compiled
+
+
+def open_agent(
+    compiled: CompiledAgent, app_root: Path, *, environ: Mapping[str, str] | None = None,
+    hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
+    mounts: Mapping[str, Mount] | None = None, pool: WorkerPool | None = None,
+) -> Agent:
+    """Load a compiled agent; `mounts` (by mount path) stand in for mount files."""
+    root = app_root.resolve()
+    trees = walk_trees(compiled.root)
+    scope = ModuleScope()
+    scope.add_paths(root / entry for entry in compiled.sys_path)
+    scope.forget_stale({m.import_name for tree in trees for m in tree.mounts})
+    scope.install_agent(root / compiled.agent_dir)
+    try:
+        states: dict[str, Any] = {}
+        bindings, found = open_mounts(
+            [m for tree in trees for m in tree.mounts], states=states,
+            environ=os.environ if environ is None else environ, given=mounts)
+        resolver = Resolver(bindings, Binding(None, None, "", None, states),
+                            {m.namespace: m.import_name for t in trees for m in t.mounts})
+        surfaces: dict[str, Surface] = {}
+        for tree in trees:
+            surface, problems = resolver.open_tree(tree, hook_budget, pool or shared_pool())
+            surfaces[tree.path if tree is not compiled.root else ""] = surface
+            found.extend(problems)
+        if any(d.is_error for d in found):
+            raise DiagnosticsError("cannot load the agent", found)
+        agent = Agent(compiled, surfaces, states, pool or shared_pool(), scope)
+        if snapshot is not None:
+            agent.load_snapshot(snapshot)
+    except BaseException:
+        scope.close()
+        raise
+    return agent
+
+
+def _load_error(code: str, message: str, hint: str) -> DiagnosticsError:
+    found: list[Diagnostic] = [error(code, COMPILED_PATH, message, hint)]
+    return DiagnosticsError("cannot load the agent", found)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,0 +1,69 @@
+"""What a host changes in `sys.path` and `sys.modules` while it lives, and undoes.
+
+The compiled agent's `sys_path` folders go first on sys.path, and the agent folder
+is importable as the synthetic package AGENT_PACKAGE (`eve_agent`) until the host
+closes. An extension package imported earlier from another place (a previous
+build in another folder) is forgotten, so this host imports the build it was
+compiled against.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.machinery
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from eve_build.consumer.compiled import AGENT_PACKAGE
+from eve_build.load.importer import isolated_package
+
+
+class ModuleScope:
+    """sys.path entries and the agent package one host owns until `close()`."""
+
+    def __init__(self) -> None:
+        self._added: list[str] = []
+        self._stack = contextlib.ExitStack()
+
+    def add_paths(self, paths: Iterable[Path]) -> None:
+        """Put each folder first on sys.path (in the given order)."""
+        entries = [str(path.resolve()) for path in paths]
+        for entry in reversed(entries):
+            if entry in sys.path:
+                sys.path.remove(entry)
+            else:
+                self._added.append(entry)
+            sys.path.insert(0, entry)
+        importlib.invalidate_caches()
+
+    def forget_stale(self, import_names: Iterable[str]) -> None:
+        """Drop imported packages that a fresh import would now find somewhere else."""
+        for name in import_names:
+            module = sys.modules.get(name)
+            if module is None or _is_current(name, getattr(module, "__path__", None)):
+                continue
+            for key in [k for k in sys.modules if k == name or k.startswith(f"{name}.")]:
+                del sys.modules[key]
+        importlib.invalidate_caches()
+
+    def install_agent(self, agent_dir: Path) -> None:
+        """Make `agent_dir` importable as AGENT_PACKAGE until `close()`."""
+        self._stack.enter_context(isolated_package(AGENT_PACKAGE, agent_dir))
+
+    def close(self) -> None:
+        self._stack.close()
+        for entry in self._added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(entry)
+        self._added.clear()
+
+
+def _is_current(name: str, paths: Iterable[str] | None) -> bool:
+    """True when `name` would be imported again from where it was imported."""
+    spec = importlib.machinery.PathFinder.find_spec(name)
+    if spec is None or paths is None or spec.submodule_search_locations is None:
+        return True  # not found on sys.path (another finder provides it): leave it alone
+    fresh = {str(Path(p).resolve()) for p in spec.submodule_search_locations}
+    return fresh == {str(Path(p).resolve()) for p in paths}

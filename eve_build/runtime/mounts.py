@@ -1,0 +1,153 @@
+"""Open each mount: evaluate its file, resolve `env(...)`, validate the config, bind it.
+
+Every problem is a Diagnostic naming the mount file; a config error names the
+field and never repeats the value given (it may be a secret).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any
+
+from eve_build.consumer.compiled import CompiledMount
+from eve_build.consumer.config import validate_config as check_config
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.sdk.binding import Binding, bind
+from eve_build.sdk.definitions import Extension
+from eve_build.sdk.env import ENV_MARKER, Env, is_env_json, resolve_env
+from eve_build.sdk.mount import Mount
+
+_MISSING = object()
+
+
+class MountError(Exception):
+    """One mount could not be opened; carries its diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("; ".join(d.message for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def open_mounts(
+    mounts: Sequence[CompiledMount], *, states: MutableMapping[str, Any],
+    environ: Mapping[str, str], given: Mapping[str, Mount] | None = None,
+) -> tuple[dict[str, Binding], list[Diagnostic]]:
+    """A binding per mount path; a mount inside an extension's subagent opens after its parent."""
+    bindings: dict[str, Binding] = {}
+    found: list[Diagnostic] = []
+    for compiled in sorted(mounts, key=lambda m: m.mount_path.count("/")):
+        parent = bindings.get(compiled.parent_mount) if compiled.parent_mount else None
+        try:
+            mount = (given or {}).get(compiled.mount_path) or evaluate_mount(compiled, parent)
+            bindings[compiled.mount_path] = bind_mount(compiled, mount, states, environ)
+        except MountError as exc:
+            found.extend(exc.diagnostics)
+    return bindings, found
+
+
+def evaluate_mount(compiled: CompiledMount, parent: Binding | None) -> Mount:
+    """The mount file's `mount`: a Mount, or a factory called with no arguments."""
+    file = compiled.file
+    try:
+        if parent is not None:  # a subagent's mount may derive its config from the parent's
+            with bind(parent):
+                value = _evaluate(compiled)
+        else:
+            value = _evaluate(compiled)
+    except Exception as exc:  # user code may raise anything
+        raise MountError([error(
+            "runtime/mount-failed", file,
+            f"evaluating the mount file raised {type(exc).__name__}: {exc}",
+            "fix the mount file; it must import and evaluate without errors",
+        )]) from None
+    if not isinstance(value, Mount):
+        missing = value is _MISSING
+        raise MountError([error(
+            "mount/definition-missing" if missing else "mount/definition-wrong-kind", file,
+            "the file does not bind `mount`" if missing else
+            f"`mount` is a {type(value).__name__}, not a mount",
+            f"assign the extension's factory call: `mount = {compiled.import_name}(...)`",
+        )])
+    if value.import_name != compiled.import_name:
+        raise MountError([error(
+            "runtime/mount-stale", file,
+            f"the file mounts `{value.import_name}`, but the agent was built with "
+            f"`{compiled.import_name}`", "run `eve build` again",
+        )])
+    return value
+
+
+def _evaluate(compiled: CompiledMount) -> Any:
+    module = importlib.import_module(compiled.module)
+    value = getattr(module, "mount", _MISSING)
+    if callable(value) and not isinstance(value, Mount):
+        value = value()
+    return value
+
+
+def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str, Any],
+               environ: Mapping[str, str]) -> Binding:
+    """Resolve env values and validate the config with the extension's model."""
+    file = compiled.file
+    missing = find_missing_env(mount.config, environ)
+    if missing:
+        raise MountError([error(
+            "runtime/env-missing", file, f"the environment variable `{name}` is not set",
+            f"set `{name}` before loading the agent: the mount reads it with env({name!r})",
+        ) for name in missing])
+    config = resolve_env(dict(mount.config), environ)
+    extension = load_extension(compiled)
+    return Binding(extension, validate_config(compiled, extension, config), compiled.mount_path,
+                   compiled.namespace, states)
+
+
+def load_extension(compiled: CompiledMount) -> Extension:
+    """`<import>.extension.extension`, the extension's own definition."""
+    try:
+        module = importlib.import_module(f"{compiled.import_name}.extension.extension")
+    except Exception as exc:  # user code may raise anything
+        raise MountError([error(
+            "runtime/extension-failed", compiled.file,
+            f"importing `{compiled.import_name}` ({compiled.package}) raised "
+            f"{type(exc).__name__}: {exc}",
+            f"install `{compiled.package}` in this environment, or build it again",
+        )]) from None
+    extension = getattr(module, "extension", None)
+    if not isinstance(extension, Extension):
+        raise MountError([error(
+            "runtime/extension-failed", compiled.file,
+            f"`{compiled.import_name}.extension.extension` has no define_extension()",
+            f"rebuild `{compiled.package}`",
+        )])
+    return extension
+
+
+def validate_config(compiled: CompiledMount, extension: Extension, config: dict[str, Any]) -> Any:
+    """The validated config instance (None for an extension without config)."""
+    bound, found = check_config(extension.config_model, config, shown=compiled.file,
+                                package=compiled.package, line=None)
+    errors = [d for d in found if d.is_error]
+    if bound is None or errors:
+        raise MountError(errors)
+    return bound.value
+
+
+def find_missing_env(value: Any, environ: Mapping[str, str]) -> list[str]:
+    """The names of every env(...) reference in `value` that `environ` lacks, sorted."""
+    names: set[str] = set()
+
+    def walk(item: Any) -> None:
+        if isinstance(item, Env) or is_env_json(item):
+            name = item.name if isinstance(item, Env) else item[ENV_MARKER]
+            if name not in environ:
+                names.add(name)
+        elif isinstance(item, Mapping):
+            for child in item.values():
+                walk(child)
+        elif isinstance(item, list | tuple):
+            for child in item:
+                walk(child)
+
+    walk(value)
+    return sorted(names)

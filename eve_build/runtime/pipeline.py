@@ -1,0 +1,180 @@
+"""Hook semantics across extensions (DESIGN.md section 6).
+
+Handlers run one at a time in the compiled order (the agent's own hooks first,
+then mounts by sorted namespace), never in completion order:
+
+- `action.call`: proceed, rewrite (the next handler sees the rewrite) or block;
+  the first block wins and later handlers are not asked. A handler that times out,
+  raises or returns something else blocks the call, with the reason.
+- `action.result`: each handler may replace the previous handler's result.
+- `message.received`: each may transform the text; the first `handled(reply)`
+  stops the chain.
+- any other event is observed: what a handler returns, raises or how long it takes
+  never changes anything (a raising observer is logged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from eve_build.runtime import trace
+from eve_build.runtime.handlers import HandlerRun, run_bound
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import Binding, ToolContext
+from eve_build.sdk.definitions import Hook
+from eve_build.sdk.hooks import ALL_EVENTS, Block, Event, Handled, Rewrite, Transform
+
+Trace = list[dict[str, Any]]
+CALL_RETURNS = "None, rewrite(arguments) or block(reason)"
+MESSAGE_RETURNS = "None, transform(text) or handled(reply)"
+
+
+@dataclass(frozen=True)
+class HookEntry:
+    """A hook bound to the mount it belongs to."""
+
+    source: trace.HookSource
+    hook: Hook
+    binding: Binding
+
+    def handler(self, event: str) -> Callable[..., Any] | None:
+        """The handler for `event`: the one named for it, else the `"*"` one."""
+        return self.hook.events.get(event) or self.hook.events.get(ALL_EVENTS)
+
+
+@dataclass
+class Verdict:
+    """What the `action.call` handlers decided."""
+
+    arguments: dict[str, Any]
+    blocked: str | None = None  # why, when a handler blocked (or timed out, or raised)
+    rewritten_by: trace.HookSource | None = None  # the last handler that rewrote
+    trace: Trace = field(default_factory=list)
+
+
+@dataclass
+class MessageVerdict:
+    text: str
+    reply: str | None = None  # set when a handler handled the message
+    trace: Trace = field(default_factory=list)
+
+
+class HookPipeline:
+    """The hooks of one agent tree, run with a budget per handler."""
+
+    def __init__(self, hooks: Sequence[HookEntry], budget: float, pool: WorkerPool) -> None:
+        self.hooks = tuple(hooks)
+        self.budget = budget
+        self.pool = pool
+
+    async def on_call(self, tool: str, arguments: dict[str, Any]) -> Verdict:
+        verdict = Verdict(arguments=dict(arguments))
+        steps = verdict.trace
+        for entry, handler in self._handlers("action.call"):
+            event = Event("action.call", tool=tool, arguments=dict(verdict.arguments))
+            done = await self._run(entry, handler, event)
+            value = done.value
+            if done.ending != "returned":
+                verdict.blocked = self._record(steps, event, entry, done)
+            elif value is None:
+                self._record(steps, event, entry, done, trace.PROCEED)
+            elif isinstance(value, Block):
+                self._record(steps, event, entry, done, trace.BLOCKED, reason=value.reason)
+                verdict.blocked = f"{entry.source.describe()}: {value.reason}"
+            elif isinstance(value, Rewrite) and _is_arguments(value.arguments):
+                after = dict(value.arguments)
+                self._record(steps, event, entry, done, trace.REWRITE,
+                             before=verdict.arguments, after=after)
+                verdict.arguments, verdict.rewritten_by = after, entry.source
+            else:
+                verdict.blocked = self._record(steps, event, entry, done, trace.ERROR,
+                                               reason=_unexpected(entry, value, CALL_RETURNS))
+            if verdict.blocked is not None:  # the first blocker wins: nobody else is asked
+                return verdict
+        return verdict
+
+    async def on_result(self, tool: str, arguments: dict[str, Any],
+                        result: Any) -> tuple[Any, Trace]:
+        steps: Trace = []
+        for entry, handler in self._handlers("action.result"):
+            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result)
+            done = await self._run(entry, handler, event)
+            if done.ending != "returned":  # a failing handler leaves the result as it was
+                self._record(steps, event, entry, done)
+            elif done.value is None:
+                self._record(steps, event, entry, done, trace.PROCEED)
+            else:
+                self._record(steps, event, entry, done, trace.TRANSFORM, before=result,
+                             after=done.value)
+                result = done.value
+        return result, steps
+
+    async def on_message(self, text: str, data: dict[str, Any]) -> MessageVerdict:
+        verdict = MessageVerdict(text=text)
+        steps = verdict.trace
+        for entry, handler in self._handlers("message.received"):
+            event = Event("message.received", text=verdict.text, data=dict(data))
+            done = await self._run(entry, handler, event)
+            value = done.value
+            if done.ending != "returned":
+                self._record(steps, event, entry, done)
+            elif value is None:
+                self._record(steps, event, entry, done, trace.PROCEED)
+            elif isinstance(value, Handled):  # the first handler that handles it ends the chain
+                self._record(steps, event, entry, done, trace.HANDLED, reply=value.reply)
+                verdict.reply = value.reply
+                return verdict
+            elif isinstance(value, Transform):
+                self._record(steps, event, entry, done, trace.TRANSFORM, before=verdict.text,
+                             after=value.text)
+                verdict.text = value.text
+            else:
+                self._record(steps, event, entry, done, trace.ERROR,
+                             reason=_unexpected(entry, value, MESSAGE_RETURNS))
+        return verdict
+
+    async def observe(self, event: Event) -> Trace:
+        steps: Trace = []
+        for entry, handler in self._handlers(event.name):
+            done = await self._run(entry, handler, event)
+            if done.ending == "returned":
+                self._record(steps, event, entry, done, trace.PROCEED)
+            else:
+                self._record(steps, event, entry, done)
+        return steps
+
+    def _handlers(self, event: str) -> list[tuple[HookEntry, Callable[..., Any]]]:
+        return [(entry, handler) for entry in self.hooks
+                if (handler := entry.handler(event)) is not None]
+
+    async def _run(self, entry: HookEntry, handler: Callable[..., Any],
+                   event: Event) -> HandlerRun:
+        context = ToolContext(name=entry.source.hook, namespace=entry.source.mount)
+        return await run_bound(handler, (event, context), binding=entry.binding,
+                               pool=self.pool, budget=self.budget)
+
+    def _record(self, steps: Trace, event: Event, entry: HookEntry, done: HandlerRun,
+                outcome: str | None = None, *, reason: str | None = None,
+                **details: Any) -> str:
+        """Append the trace entry (no outcome: the run timed out or raised); returns the reason."""
+        if outcome is None and done.ending == "timeout":
+            outcome, reason = trace.TIMEOUT, trace.derive_timeout_reason(entry.source,
+                                                                         self.budget)
+        elif outcome is None:
+            outcome = trace.ERROR
+            reason = trace.derive_error_reason(entry.source, done.error or RuntimeError())
+        if outcome in (trace.TIMEOUT, trace.ERROR):
+            trace.logger.warning("%s", reason)
+        steps.append(trace.derive_entry(event.name, entry.source, outcome, done.seconds,
+                                        self.budget, reason=reason, **details))
+        return reason or ""
+
+
+def _is_arguments(value: object) -> bool:
+    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
+
+
+def _unexpected(entry: HookEntry, value: object, expected: str) -> str:
+    return f"{entry.source.describe()} returned {type(value).__name__}; it may return {expected}"

@@ -1,0 +1,88 @@
+"""The session snapshot: durable state and remembered approvals, as JSON.
+
+    {"formatVersion": 1,
+     "state": {"extensions/crm:requests": 3},
+     "approvals": {"crm__admin-reset": true}}
+
+State keys are `<mount path>:<name>` (the agent's own state: just `<name>`).
+Snapshots written before formatVersion 1 may hold package-prefixed keys
+(`acme-crm.requests`); `eve_build.runtime.migration` moves those.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from eve_build.diagnostics import error
+from eve_build.errors import DiagnosticsError
+
+SNAPSHOT_FORMAT_VERSION = 1
+
+
+def parse_snapshot(data: Any, *, file: str = "") -> dict[str, Any]:
+    """A checked copy of a snapshot: `state` and `approvals` objects with string keys."""
+    problem = _find_problem(data)
+    if problem:
+        raise DiagnosticsError("cannot read the session snapshot", [error(
+            "state/snapshot-invalid", file, problem,
+            'a snapshot is a JSON object like {"formatVersion": 1, "state": {...}}',
+        )])
+    return {**data, "state": dict(data.get("state", {})),
+            "approvals": dict(data.get("approvals", {}))}
+
+
+def _find_problem(data: Any) -> str:
+    if not isinstance(data, dict):
+        return "the snapshot is not a JSON object"
+    version = data.get("formatVersion", 0)
+    if not isinstance(version, int) or version > SNAPSHOT_FORMAT_VERSION:
+        return (f"the snapshot has formatVersion {version!r}; this eve-build reads versions "
+                f"up to {SNAPSHOT_FORMAT_VERSION}")
+    for key in ("state", "approvals"):
+        if not isinstance(data.get(key, {}), dict):
+            return f"`{key}` is not a JSON object"
+    return ""
+
+
+def read_snapshot(path: Path) -> dict[str, Any]:
+    """Read and check a snapshot file (raises DiagnosticsError naming it)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DiagnosticsError("cannot read the session snapshot", [error(
+            "state/snapshot-invalid", str(path), f"cannot read the file: {exc.strerror}",
+            "pass the path of a snapshot written by the host")]) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DiagnosticsError("cannot read the session snapshot", [error(
+            "state/snapshot-invalid", str(path), f"the file is not valid JSON: {exc}",
+            "pass the path of a snapshot written by the host")]) from None
+    return parse_snapshot(data, file=str(path))
+
+
+def serialize_snapshot(snapshot: dict[str, Any]) -> str:
+    """Stable JSON: 2-space indent, state keys sorted, a trailing newline."""
+    ordered = {"formatVersion": snapshot.get("formatVersion", SNAPSHOT_FORMAT_VERSION),
+               **{k: v for k, v in snapshot.items() if k != "formatVersion"}}
+    for key in ("state", "approvals"):
+        if isinstance(ordered.get(key), dict):
+            ordered[key] = dict(sorted(ordered[key].items()))
+    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_snapshot(path: Path, snapshot: dict[str, Any]) -> None:
+    """Write atomically: a temporary sibling, then a rename over the target."""
+    text = serialize_snapshot(snapshot)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,99 @@
+"""One tool as the host runs it: resolve, validate arguments, execute, shape the value."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from eve_build.runtime.handlers import run_bound
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import Binding, ToolContext
+from eve_build.sdk.definitions import Dynamic, Tool
+
+
+class ToolCallError(Exception):
+    """A step of a call failed; the message is what the caller (or the model) sees."""
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    """A tool of an agent tree, bound to the mount it came from."""
+
+    name: str  # as the agent sees it: "crm__search"
+    local_name: str  # "search"
+    mount: str | None  # namespace; None for the agent's own tools
+    definition: Tool | Dynamic
+    identity: str
+    binding: Binding
+    file: str
+
+    @property
+    def dynamic(self) -> bool:
+        return isinstance(self.definition, Dynamic)
+
+
+async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> Tool:
+    """The Tool to run: the definition itself, or what a dynamic resolve(ctx) returns now."""
+    definition = entry.definition
+    if isinstance(definition, Tool):
+        return definition
+    if definition.resolve is None:
+        raise ToolCallError(f"`{entry.name}` is a dynamic tool without a resolve function")
+    context = ToolContext(name=entry.name, namespace=entry.mount)
+    done = await run_bound(definition.resolve, (context,), binding=entry.binding, pool=pool)
+    if done.ending == "raised":
+        raise ToolCallError(f"resolving the dynamic tool `{entry.name}` raised "
+                            f"{type(done.error).__name__}: {done.error}")
+    if not isinstance(done.value, Tool):
+        raise ToolCallError(f"the dynamic tool `{entry.name}` resolved to "
+                            f"{type(done.value).__name__}, not a define_tool() definition")
+    return done.value
+
+
+def validate_arguments(tool: Tool, name: str, arguments: Any) -> BaseModel:
+    """The validated input model instance; the error names every wrong field."""
+    if tool.input is None:
+        raise ToolCallError(f"`{name}` has no input model")
+    if not isinstance(arguments, Mapping) or not all(isinstance(k, str) for k in arguments):
+        raise ToolCallError("invalid arguments: they must be a JSON object with string keys")
+    try:
+        return tool.input.model_validate(dict(arguments))
+    except ValidationError as exc:
+        raise ToolCallError(f"invalid arguments: {describe_errors(exc)}") from None
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """`field`: message; ... for each error, without repeating the value given."""
+    parts = []
+    for item in exc.errors(include_input=False, include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "(arguments)"
+        parts.append(f"`{where}`: {item['msg']}")
+    return "; ".join(parts)
+
+
+async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: ToolContext,
+                       pool: WorkerPool) -> Any:
+    """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread."""
+    if tool.execute is None:
+        raise ToolCallError(f"`{entry.name}` has no execute function")
+    done = await run_bound(tool.execute, (model, context), binding=entry.binding, pool=pool)
+    if done.ending == "raised":
+        error = done.error
+        raise ToolCallError(str(error) or type(error).__name__)
+    return derive_value(tool, entry.name, done.value)
+
+
+def derive_value(tool: Tool, name: str, value: Any) -> Any:
+    """A JSON-able value: models are dumped; a declared output model is checked."""
+    if tool.output is not None and not isinstance(value, tool.output):
+        try:
+            value = tool.output.model_validate(value)
+        except ValidationError as exc:
+            raise ToolCallError(f"`{name}` returned a value that does not match its output "
+                                f"model: {describe_errors(exc)}") from None
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value

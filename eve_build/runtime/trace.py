@@ -1,0 +1,79 @@
+"""The trace of one call: what each hook handler did, in the order it ran.
+
+Each entry is a JSON-able dict:
+
+    {"event": "action.call", "mount": "crm", "hook": "audit", "outcome": "rewrite",
+     "seconds": 0.0004, "before": {...}, "after": {...}}
+
+`mount` is the namespace, or None for the agent's own hooks. `outcome` is one of
+the codes below; `reason` says why a call was blocked, a handler timed out or
+raised; `warning` is there when a handler took more than half its budget.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+PROCEED = "proceed"
+"""The handler returned None: go on unchanged."""
+REWRITE = "rewrite"
+"""An `action.call` handler replaced the arguments (`before`, `after`)."""
+BLOCKED = "blocked"
+"""An `action.call` handler returned block(reason)."""
+TIMEOUT = "timeout"
+"""The handler did not return within its budget."""
+ERROR = "error"
+"""The handler raised, or returned something its event does not take."""
+TRANSFORM = "transform"
+"""An `action.result` or `message.received` handler replaced the value."""
+HANDLED = "handled"
+"""A `message.received` handler answered the message: the chain stops."""
+
+OUTCOMES = (PROCEED, REWRITE, BLOCKED, TIMEOUT, ERROR, TRANSFORM, HANDLED)
+
+logger = logging.getLogger("eve_build.runtime")
+
+
+@dataclass(frozen=True)
+class HookSource:
+    """Who a handler belongs to: a mount's namespace (None: the agent) and the hook's name."""
+
+    mount: str | None
+    hook: str
+
+    def describe(self) -> str:
+        owner = f"mount `{self.mount}`" if self.mount is not None else "the agent"
+        return f"hook `{self.hook}` of {owner}"
+
+
+def derive_entry(
+    event: str, source: HookSource, outcome: str, seconds: float, budget: float,
+    **details: Any,
+) -> dict[str, Any]:
+    """One trace entry; logs a warning when the handler used more than half its budget."""
+    entry: dict[str, Any] = {
+        "event": event, "mount": source.mount, "hook": source.hook, "outcome": outcome,
+        "seconds": round(seconds, 6),
+    }
+    entry.update({key: value for key, value in details.items() if value is not None})
+    if outcome != TIMEOUT and seconds > budget / 2:
+        warning = (f"{source.describe()} took {seconds:.2f} s on `{event}`, more than half "
+                   f"of its {budget:g} s budget")
+        entry["warning"] = warning
+        logger.warning("%s", warning)
+    return entry
+
+
+def derive_timeout_reason(source: HookSource, budget: float) -> str:
+    return f"{source.describe()} did not return within its {budget:g} s budget"
+
+
+def derive_error_reason(source: HookSource, error: BaseException) -> str:
+    return f"{source.describe()} raised {type(error).__name__}: {error}"
+
+
+def find_warnings(trace: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[str]:
+    """The slow-handler warnings of a trace, in order."""
+    return [str(entry["warning"]) for entry in trace if "warning" in entry]

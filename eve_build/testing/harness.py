@@ -1,0 +1,166 @@
+"""Test harnesses: an extension or an agent, loaded in one line, called in one line.
+
+    ext = load_extension("path/to/acme-crm", api_key="k")
+    assert ext.call("search", {"query": "ada"}).ok
+
+An extension is built into its own output folder (as `eve extension build` does)
+and mounted once, under its import name as the namespace; tool names may be
+given with or without that prefix.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from eve_build.diagnostics import Diagnostic
+from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.runtime.agent import Agent, EventOutcome
+from eve_build.runtime.approval import ApprovalRequest, Approver
+from eve_build.runtime.loader import HOOK_BUDGET, open_agent
+from eve_build.sdk.binding import derive_state_key
+from eve_build.sdk.mount import Mount, ToolResult
+
+Approve = bool | Approver | None
+T = TypeVar("T")
+
+
+class HarnessError(EveBuildError):
+    """Loading failed; the message lists every diagnostic, so pytest shows them."""
+
+
+class AgentHarness:
+    """A loaded agent with one-line calls; closes the agent on `close()`."""
+
+    def __init__(self, agent: Agent, *, cleanup: Path | None = None) -> None:
+        self.agent = agent
+        self._cleanup = cleanup
+
+    def tool_name(self, tool: str) -> str:
+        return tool
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
+             approve: Approve = None, subagent: str | None = None,
+             on_progress: Callable[[str], None] | None = None) -> ToolResult:
+        """Call a tool; `approve=True` approves every request, a callable decides."""
+        return self.agent.call_tool(self.tool_name(tool), arguments, subagent=subagent,
+                                    approver=derive_approver(approve), on_progress=on_progress)
+
+    async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
+                    approve: Approve = None, subagent: str | None = None) -> ToolResult:
+        return await self.agent.acall_tool(self.tool_name(tool), arguments, subagent=subagent,
+                                           approver=derive_approver(approve))
+
+    def fire(self, event: str, **fields: Any) -> EventOutcome:
+        """Run the hooks of one event: `fire("message.received", text="hi")`."""
+        if isinstance(fields.get("tool"), str):
+            fields["tool"] = self.tool_name(fields["tool"])
+        return self.agent.fire(event, **fields)
+
+    def state(self, key: str) -> Any:
+        """The value under a state key (`extensions/crm:requests`), None until first used."""
+        return self.agent.state(key)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.agent.snapshot()
+
+    def close(self) -> None:
+        self.agent.close()
+        if self._cleanup is not None:
+            shutil.rmtree(self._cleanup, ignore_errors=True)
+
+    def __enter__(self) -> AgentHarness:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class ExtensionHarness(AgentHarness):
+    """One extension mounted once, under `namespace` (its import name)."""
+
+    def __init__(self, agent: Agent, namespace: str, *, cleanup: Path | None = None) -> None:
+        super().__init__(agent, cleanup=cleanup)
+        self.namespace = namespace
+
+    def tool_name(self, tool: str) -> str:
+        prefixed = f"{self.namespace}__{tool}"
+        return tool if tool in self.agent.surface().tools else prefixed
+
+    def state(self, name: str) -> Any:
+        """The mount's value of the state `name` (None until first used)."""
+        return self.agent.state(derive_state_key(f"extensions/{self.namespace}", name))
+
+
+def derive_approver(approve: Approve) -> Approver | None:
+    if approve is True:
+        return _yes
+    if approve is False or approve is None:
+        return None if approve is None else _no
+    return approve
+
+
+def _yes(_request: ApprovalRequest) -> bool:
+    return True
+
+
+def _no(_request: ApprovalRequest) -> bool:
+    return False
+
+
+def load_extension(
+    path: str | Path = ".", /, *, config: Mapping[str, Any] | None = None,
+    hook_budget: float = HOOK_BUDGET, environ: Mapping[str, str] | None = None,
+    **fields: Any,
+) -> ExtensionHarness:
+    """Build the extension package at `path` and mount it once with this config.
+
+    Config fields are keyword arguments (values may be `env("NAME")`); `config=`
+    takes a mapping for fields whose names clash with the options here.
+    """
+    from eve_build.extension_build import build_extension
+    from eve_build.testing.compiled import MountSource, derive_compiled_agent
+
+    values = {**dict(config or {}), **fields}
+    built = _raise_readably(lambda: build_extension(Path(path)))
+    namespace = built.project.import_name
+    compiled = derive_compiled_agent(
+        [MountSource(namespace, built.manifest, built.output_dir, values)])
+    app_root = Path(tempfile.mkdtemp(prefix="eve-test-"))
+    (app_root / compiled.agent_dir).mkdir()
+    mount = Mount(package=built.project.name, import_name=namespace,
+                  version=built.project.version, config=values)
+    try:
+        agent = _raise_readably(lambda: open_agent(
+            compiled, app_root, environ=environ, hook_budget=hook_budget,
+            mounts={compiled.root.mounts[0].mount_path: mount}))
+    except BaseException:
+        shutil.rmtree(app_root, ignore_errors=True)
+        raise
+    return ExtensionHarness(agent, namespace, cleanup=app_root)
+
+
+def load_app(path: str | Path, *, hook_budget: float = HOOK_BUDGET,
+             environ: Mapping[str, str] | None = None) -> AgentHarness:
+    """Build the agent app at `path` with `eve build` (in place) and load it."""
+    from eve_build.consumer.build import build_agent
+    from eve_build.runtime.loader import load_agent
+
+    root = Path(path)
+    _raise_readably(lambda: build_agent(root))
+    return AgentHarness(_raise_readably(lambda: load_agent(
+        root, environ=environ, hook_budget=hook_budget)))
+
+
+def _raise_readably(action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except DiagnosticsError as exc:
+        raise HarnessError(_render(exc.message, exc.diagnostics)) from None
+
+
+def _render(title: str, diagnostics: list[Diagnostic]) -> str:
+    return "\n".join([title, *(d.render() for d in diagnostics)])

@@ -1,0 +1,65 @@
+"""The `eve` pytest plugin: fixtures that load an extension or an agent in one line.
+
+    def test_greet(eve_extension):
+        ext = eve_extension(greeting="Hi")
+        assert ext.call("greet", {"name": "Ada"}).value == {"message": "Hi, Ada!"}
+
+    def test_agent(eve_agent):
+        agent = eve_agent("path/to/app")
+        assert agent.call("crm__search", {"query": "ada"}).ok
+
+Relative paths are taken from the pytest root folder. Every harness a test opens
+is closed when the test ends. This module is imported by every pytest session of
+every environment that has eve-build installed, so it imports nothing heavy: the
+fixtures import the harness when they run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from eve_build.testing.harness import AgentHarness, ExtensionHarness
+
+
+@pytest.fixture
+def eve_extension(request: pytest.FixtureRequest) -> Iterator[Callable[..., ExtensionHarness]]:
+    """`eve_extension(path=".", **config)`: build the extension at path, mount it, return it."""
+    from eve_build.testing.harness import load_extension
+
+    opened: list[ExtensionHarness] = []
+
+    def factory(path: str | Path = ".", **options: Any) -> ExtensionHarness:
+        harness = load_extension(_from_root(request, path), **options)
+        opened.append(harness)
+        return harness
+
+    yield factory
+    for harness in reversed(opened):
+        harness.close()
+
+
+@pytest.fixture
+def eve_agent(request: pytest.FixtureRequest) -> Iterator[Callable[..., AgentHarness]]:
+    """`eve_agent(app_path)`: build the agent app with `eve build`, load it, return it."""
+    from eve_build.testing.harness import load_app
+
+    opened: list[AgentHarness] = []
+
+    def factory(path: str | Path = ".", **options: Any) -> AgentHarness:
+        harness = load_app(_from_root(request, path), **options)
+        opened.append(harness)
+        return harness
+
+    yield factory
+    for harness in reversed(opened):
+        harness.close()
+
+
+def _from_root(request: pytest.FixtureRequest, path: str | Path) -> Path:
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else request.config.rootpath / candidate

@@ -1,0 +1,99 @@
+"""The test harness: load_extension in one line, and the pytest fixtures of the plugin."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from eve_build.sdk import env
+from eve_build.testing import AgentHarness, ExtensionHarness, HarnessError, load_extension
+from tests.runtime.apps import make_app, mount_file
+
+
+def test_load_extension_mounts_it_once_with_the_config(
+    copy_fixture: Callable[[str], Path],
+) -> None:
+    with load_extension(copy_fixture("extensions/acme-crm"), api_key="k", region="us") as crm:
+        assert crm.namespace == "acme_crm"
+        result = crm.call("search", {"query": "Ada"})
+        assert (result.value["region"], result.name) == ("us", "acme_crm__search")
+        assert crm.call("acme_crm__search", {"query": "Ada"}).value["requests"] == 2
+        assert crm.state("requests") == 2
+
+
+def test_the_harness_answers_approvals_when_told(copy_fixture: Callable[[str], Path]) -> None:
+    with load_extension(copy_fixture("extensions/acme-crm"), api_key="k") as crm:
+        contact = {"name": "Ada", "email": "ada@example.com"}
+        assert crm.call("create_contact", contact).status == "refused"
+        assert crm.call("create_contact", contact, approve=False).status == "refused"
+        assert crm.call("create_contact", contact, approve=True).status == "ok"
+
+
+def test_fire_runs_the_hooks_of_one_event(copy_fixture: Callable[[str], Path]) -> None:
+    with load_extension(copy_fixture("extensions/gizmo")) as gizmo:
+        blocked = gizmo.fire("action.call", tool="spin", arguments={"times": 13})
+        fine = gizmo.fire("action.call", tool="spin", arguments={"times": 3})
+    assert (blocked.outcome, blocked.reason) == (
+        "blocked", "hook `guard` of mount `gizmo`: 13 spins are unlucky")
+    assert (fine.outcome, fine.value) == ("proceed", {"times": 3})
+
+
+def test_config_values_may_be_env_references(copy_fixture: Callable[[str], Path]) -> None:
+    root = copy_fixture("extensions/acme-crm")
+    with load_extension(root, api_key=env("ACME_KEY"), environ={"ACME_KEY": "k"}) as crm:
+        assert crm.call("search", {"query": "x"}).ok
+    with pytest.raises(HarnessError, match="the environment variable `ACME_KEY` is not set"):
+        load_extension(root, api_key=env("ACME_KEY"), environ={})
+
+
+def test_a_config_error_is_readable_in_the_exception(copy_fixture: Callable[[str], Path]) -> None:
+    with pytest.raises(HarnessError) as caught:
+        load_extension(copy_fixture("extensions/acme-crm"), region="us")
+    text = str(caught.value)
+    assert text.startswith("cannot load the agent: 1 error\n")
+    assert "mount/config-invalid" in text
+    assert "`api_key`" in text
+
+
+def test_the_eve_extension_fixture_closes_what_it_opened(
+    eve_extension: Callable[..., ExtensionHarness], copy_fixture: Callable[[str], Path],
+) -> None:
+    root = copy_fixture("extensions/acme-crm")
+    crm = eve_extension(root, api_key="k", max_results=1)
+    assert crm.call("search", {"query": "ada", "limit": 5}).value["limit"] == 1
+    assert str((root / "build/eve").resolve()) in sys.path  # until the test ends
+
+
+def test_the_plugin_is_registered_for_every_pytest_session(
+    copy_fixture: Callable[[str], Path],
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    (root / "tests").mkdir()
+    (root / "tests/test_spin.py").write_text(textwrap.dedent("""\
+        def test_spin(eve_extension):
+            gizmo = eve_extension()
+            assert gizmo.call("spin", {"times": 2}).value == {"spins": 2}
+            assert gizmo.call("spin", {"times": 13}).status == "blocked"
+        """))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                         cwd=root, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed" in run.stdout
+
+
+def test_the_eve_agent_fixture_builds_and_loads_an_app(
+    eve_agent: Callable[..., AgentHarness], tmp_path: Path,
+) -> None:
+    root = make_app(tmp_path / "app", ["acme-crm"], {
+        "extensions/crm.py": mount_file("acme_crm", 'api_key="k", region="us"')})
+    agent = eve_agent(root)
+    assert (root / ".eve/compile/compiled-agent.json").is_file()
+    assert agent.call("crm__search", {"query": "ada"}).value["region"] == "us"
+    assert agent.state("extensions/crm:requests") == 1
+    outcome = agent.fire("action.call", tool="crm__search", arguments={"query": "x"})
+    assert [(e["mount"], e["outcome"]) for e in outcome.trace] == [("crm", "proceed")]
