@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, extension, runtime
+from eve_build.cli import agent, dev, extension, runtime
 
 app = typer.Typer(
     name="eve",
@@ -21,6 +21,7 @@ app = typer.Typer(
 app.add_typer(extension.app, name="extension")
 runtime.register(app)
 agent.register(app)
+dev.register(app)
 
 
 def _version(value: bool) -> None:

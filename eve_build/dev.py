@@ -1,0 +1,116 @@
+"""`eve dev`: build, then rebuild on every change, keeping the last good generation.
+
+Each round calls the same `build_agent` as `eve build`. Workspace extensions whose
+sources did not change are up to date and skipped, so a change rebuilds only the
+affected extension. Extension builds and `.eve/compile/` are both published
+atomically, so a round that fails leaves the previous good generation in place.
+Watching is a seam (`watch`), so tests drive rounds with explicit change sets.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eve_build.diagnostics import Diagnostic
+from eve_build.errors import DiagnosticsError
+
+IGNORED_PARTS = frozenset({".eve", "build", "dist", ".venv", ".git", "__pycache__",
+                           ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+
+Changes = set[Path]
+Watcher = Callable[[list[Path]], Iterable[Changes]]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The outcome of one round."""
+
+    number: int
+    ok: bool
+    rebuilt: tuple[str, ...] = ()  # workspace extensions built in this round
+    diagnostics: tuple[Diagnostic, ...] = ()
+    changed: tuple[str, ...] = ()  # the changed paths that triggered it, relative
+
+
+@dataclass
+class DevSession:
+    app_root: Path
+    agent: str | None = None
+    history: list[Generation] = field(default_factory=list)
+
+    @property
+    def last_good(self) -> Generation | None:
+        return next((g for g in reversed(self.history) if g.ok), None)
+
+    def build(self, changed: Iterable[Path] = ()) -> Generation:
+        """One round: build the workspace's stale extensions and compile the agent."""
+        from eve_build.consumer.build import build_agent
+
+        number = len(self.history) + 1
+        shown = tuple(sorted(self._shown(p) for p in changed))
+        try:
+            result = build_agent(self.app_root, self.agent)
+        except DiagnosticsError as exc:
+            generation = Generation(number, False, diagnostics=tuple(exc.diagnostics),
+                                    changed=shown)
+        else:
+            rebuilt = tuple(m.name for m in result.extensions if m.state == "built")
+            generation = Generation(number, True, rebuilt, tuple(result.warnings), shown)
+        self.history.append(generation)
+        return generation
+
+    def watched_paths(self) -> list[Path]:
+        """The app folder and every workspace member folder."""
+        from eve_build.consumer.workspace import locate_workspace
+
+        paths = [self.app_root.resolve()]
+        workspace, _ = locate_workspace(self.app_root.resolve())
+        if workspace is not None:
+            paths.extend(m for m in workspace.members if not m.is_relative_to(paths[0]))
+        return sorted(set(paths))
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.app_root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def is_source_change(path: Path) -> bool:
+    """Changes to outputs, caches, virtual environments and dotfiles never trigger a round."""
+    return not any(part in IGNORED_PARTS or part.startswith(".") for part in path.parts)
+
+
+def watch_with_watchfiles(
+    paths: list[Path], stop_event: threading.Event | None = None
+) -> Iterator[Changes]:
+    """Batches of changed paths from the OS file watcher, until Ctrl-C or `stop_event`."""
+    import watchfiles
+
+    for batch in watchfiles.watch(*paths, debounce=300, raise_interrupt=False,
+                                  stop_event=stop_event):
+        yield {Path(changed) for _change, changed in batch}
+
+
+def run_dev(
+    session: DevSession,
+    on_generation: Callable[[Generation], None],
+    watch: Watcher = watch_with_watchfiles,
+) -> None:
+    """Build once, then once per batch of relevant source changes until the watcher ends."""
+    on_generation(session.build())
+    roots = session.watched_paths()
+    for batch in watch(roots):
+        relevant = {p for p in batch if is_source_change(_relative(p, roots))}
+        if relevant:
+            on_generation(session.build(relevant))
+
+
+def _relative(path: Path, roots: list[Path]) -> Path:
+    for root in roots:
+        if path.is_relative_to(root):
+            return path.relative_to(root)
+    return path

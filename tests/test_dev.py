@@ -1,0 +1,132 @@
+"""`eve dev` rounds: only the changed extension is rebuilt; a failure keeps the last good."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from eve_build.consumer.compiled import COMPILED_PATH
+from eve_build.dev import (
+    DevSession,
+    Generation,
+    is_source_change,
+    run_dev,
+    watch_with_watchfiles,
+)
+from tests.conftest import FIXTURES
+
+
+def _app(tmp_path: Path) -> Path:
+    root = tmp_path / "one-mount"
+    shutil.copytree(FIXTURES / "apps" / "one-mount", root, symlinks=True)
+    for name in ("acme-crm", "gizmo"):
+        shutil.copytree(FIXTURES / "extensions" / name, root / "packages" / name, symlinks=True)
+    return root
+
+
+def _scripted(*batches: set[Path]) -> Callable[[list[Path]], Iterator[set[Path]]]:
+    def watch(roots: list[Path]) -> Iterator[set[Path]]:
+        assert roots
+        yield from batches
+
+    return watch
+
+
+def test_a_change_rebuilds_only_the_affected_extension(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    gizmo_tool = root / "packages" / "gizmo" / "extension" / "tools" / "spin.py"
+    gizmo_manifest = root / "packages" / "gizmo" / "build" / "eve" / "gizmo" / "extension"
+
+    session = DevSession(root)
+    first = session.build()
+    assert first.ok and set(first.rebuilt) == {"acme-crm", "gizmo"}
+    acme_manifest = root / "packages/acme-crm/build/eve/acme_crm/extension/_manifest.json"
+    acme_mtime = acme_manifest.stat().st_mtime_ns
+
+    gizmo_tool.write_text(gizmo_tool.read_text().replace('"spins"', '"turns"'))
+    second = session.build({gizmo_tool})
+
+    assert second.ok
+    assert second.rebuilt == ("gizmo",)
+    assert second.changed == ("packages/gizmo/extension/tools/spin.py",)
+    assert acme_manifest.stat().st_mtime_ns == acme_mtime
+    assert '"turns"' in (gizmo_manifest.parent / "extension" / "tools" / "spin.py").read_text()
+
+
+def test_a_failed_round_keeps_the_previous_generation(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    session = DevSession(root)
+    assert session.build().ok
+    compiled = (root / COMPILED_PATH).read_bytes()
+    broken = root / "packages" / "gizmo" / "extension" / "tools" / "spin.py"
+    good_output = (root / "packages/gizmo/build/eve/gizmo/extension/tools/spin.py").read_bytes()
+    broken.write_text("tool = (\n")
+
+    failed = session.build({broken})
+
+    assert not failed.ok
+    assert {(d.code, d.file) for d in failed.diagnostics} == {
+        ("load/syntax-error", "packages/gizmo/extension/tools/spin.py"),
+        ("workspace/extension-build-failed", "packages/gizmo/pyproject.toml"),
+    }
+    assert (root / COMPILED_PATH).read_bytes() == compiled
+    assert (root / "packages/gizmo/build/eve/gizmo/extension/tools/spin.py").read_bytes() \
+        == good_output
+    assert session.last_good is not None and session.last_good.number == 1
+
+
+def test_run_dev_ignores_output_and_cache_changes(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    source = root / "agent" / "instructions.md"
+    generations: list[Generation] = []
+
+    run_dev(DevSession(root), generations.append, watch=_scripted(
+        {root / ".eve" / "compile" / "compiled-agent.json"},
+        {root / "packages" / "gizmo" / "build" / "eve" / "gizmo" / "__init__.py"},
+        {source},
+    ))
+
+    assert [g.number for g in generations] == [1, 2]
+    assert generations[1].changed == ("agent/instructions.md",)
+
+
+def test_source_change_filter() -> None:
+    assert is_source_change(Path("agent/tools/x.py"))
+    for ignored in ("build/eve/x.py", ".eve/a.json", "x/__pycache__/y.pyc", ".git/HEAD",
+                    ".venv/lib/z.py"):
+        assert not is_source_change(Path(ignored))
+
+
+def test_the_real_file_watcher_triggers_a_round(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    stop = threading.Event()
+    second = threading.Event()
+    generations: list[Generation] = []
+
+    def record(generation: Generation) -> None:
+        generations.append(generation)
+        if generation.number == 2:
+            second.set()
+            stop.set()
+
+    worker = threading.Thread(target=run_dev, args=(DevSession(root), record), kwargs={
+        "watch": lambda paths: watch_with_watchfiles(paths, stop)}, daemon=True)
+    worker.start()
+    try:
+        for _ in range(200):  # wait for the first generation before editing
+            if generations:
+                break
+            stop.wait(0.05)
+        # The watcher starts just after the first round: edit until it has seen one.
+        for attempt in range(60):
+            (root / "agent" / "instructions.md").write_text(f"Be brief ({attempt}).\n")
+            if second.wait(0.5):
+                break
+        assert second.is_set(), "no second generation after a source change"
+    finally:
+        stop.set()
+        worker.join(10)
+    assert generations[1].ok
+    assert generations[1].changed == ("agent/instructions.md",)
