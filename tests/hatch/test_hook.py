@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tarfile
 import tempfile
 import zipfile
@@ -33,7 +34,10 @@ def names(wheel: Path) -> list[str]:
 
 @pytest.fixture
 def acme(copy_fixture: Callable[[str], Path]) -> Path:
-    return copy_fixture("extensions/acme-crm")
+    root = copy_fixture("extensions/acme-crm")
+    for generated in ("build", "dist"):  # in case the checkout's fixture was built in place
+        shutil.rmtree(root / generated, ignore_errors=True)
+    return root
 
 
 def test_the_hook_is_registered_under_its_name() -> None:

@@ -126,7 +126,8 @@ class Dists:
 def acme_session_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A session-wide copy of the fixture extension: only read, never built in place."""
     target = tmp_path_factory.mktemp("acme") / "acme-crm"
-    shutil.copytree(FIXTURES / ACME, target, symlinks=True)
+    shutil.copytree(FIXTURES / ACME, target, symlinks=True,
+                    ignore=shutil.ignore_patterns("build", "dist"))
     return target
 
 

@@ -88,7 +88,7 @@ def test_sdist_carries_the_sources_and_not_the_output(acme_dists: Dists) -> None
 def test_sdist_leaves_out_a_stale_output_folder(copy_fixture: Callable[[str], Path],
                                                 tmp_path: Path) -> None:
     project = copy_fixture("extensions/acme-crm")
-    (project / "build" / "eve" / "acme_crm").mkdir(parents=True)
+    (project / "build" / "eve" / "acme_crm").mkdir(parents=True, exist_ok=True)
     (project / "build" / "eve" / "acme_crm" / "__init__.py").write_text("stale\n")
 
     completed = python_build(project, tmp_path / "out", "--sdist", "--no-isolation")
