@@ -11,6 +11,14 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+FIXTURE_IGNORE = shutil.ignore_patterns("build", "dist", ".eve", "__pycache__", ".venv")
+"""Outputs a developer may have left in fixtures/ by running the README's example."""
+
+
+def copy_fixture_tree(source: Path, target: Path) -> Path:
+    """Copy a committed fixture project, symlinks kept as links, outputs left out."""
+    shutil.copytree(source, target, symlinks=True, ignore=FIXTURE_IGNORE)
+    return target
 
 # Golden trees are expected output, and some hold another project's tests
 # (the `eve extension init` scaffold's `tests/test_greet.py`): never collect them.
@@ -38,7 +46,6 @@ def copy_fixture(tmp_path: Path) -> Callable[[str], Path]:
     def copy(relative: str) -> Path:
         source = FIXTURES / relative
         target = tmp_path / source.name
-        shutil.copytree(source, target, symlinks=True)
-        return target
+        return copy_fixture_tree(source, target)
 
     return copy

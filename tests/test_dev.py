@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,14 +14,14 @@ from eve_build.dev import (
     run_dev,
     watch_with_watchfiles,
 )
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 
 
 def _app(tmp_path: Path) -> Path:
     root = tmp_path / "one-mount"
-    shutil.copytree(FIXTURES / "apps" / "one-mount", root, symlinks=True)
+    copy_fixture_tree(FIXTURES / "apps" / "one-mount", root)
     for name in ("acme-crm", "gizmo"):
-        shutil.copytree(FIXTURES / "extensions" / name, root / "packages" / name, symlinks=True)
+        copy_fixture_tree(FIXTURES / "extensions" / name, root / "packages" / name)
     return root
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 from eve_build.consumer.build import build_agent
 from eve_build.consumer.compiled import COMPILED_PATH, CompiledAgent, CompiledTree
 from eve_build.errors import DiagnosticsError
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 
 MakeApp = Callable[..., Path]
 
@@ -25,10 +24,9 @@ def make_app(tmp_path: Path) -> MakeApp:
 
     def make(name: str, *extensions: str) -> Path:
         root = tmp_path / name
-        shutil.copytree(FIXTURES / "apps" / name, root, symlinks=True)
+        copy_fixture_tree(FIXTURES / "apps" / name, root)
         for extension in extensions:
-            shutil.copytree(FIXTURES / "extensions" / extension, root / "packages" / extension,
-                            symlinks=True)
+            copy_fixture_tree(FIXTURES / "extensions" / extension, root / "packages" / extension)
         return root
 
     return make

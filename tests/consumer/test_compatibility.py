@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 
 from eve_build.extension_build import build_extension
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors
 
 Edit = Callable[[Path], None]
@@ -36,7 +35,7 @@ def installed_gizmo(make_app: MakeApp, tmp_path: Path,
     """The `installed` app and the manifest of a gizmo build on sys.path whose code, if
     imported, would fail loudly."""
     package = tmp_path / "site" / "gizmo"
-    shutil.copytree(FIXTURES / "extensions" / "gizmo", package)
+    copy_fixture_tree(FIXTURES / "extensions" / "gizmo", package)
     build_extension(package)
     built = package / "build" / "eve" / "gizmo"
     (built / "__init__.py").write_text("raise RuntimeError('gizmo was imported')\n")

@@ -11,7 +11,7 @@ from eve_build.consumer.build import build_agent
 from eve_build.consumer.compiled import read_compiled
 from eve_build.extension_build import build_extension
 from eve_build.manifest import MANIFEST_FILENAME, read_manifest
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors, find_tree, names
 
 
@@ -118,7 +118,7 @@ def test_flat_layout_uses_the_app_root_as_the_agent_folder(make_app: MakeApp) ->
 def test_an_installed_extension_is_found_on_sys_path(make_app: MakeApp, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     package = tmp_path / "site" / "gizmo"
-    shutil.copytree(FIXTURES / "extensions" / "gizmo", package)
+    copy_fixture_tree(FIXTURES / "extensions" / "gizmo", package)
     build_extension(package)
     monkeypatch.syspath_prepend(str(package / "build" / "eve"))
     root = make_app("installed")

@@ -13,7 +13,7 @@ from eve_build.consumer.build import build_agent
 from eve_build.consumer.compile import compile_agent
 from eve_build.consumer.compiled import COMPILED_PATH, DIAGNOSTICS_PATH
 from eve_build.errors import UsageError
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors, read_json
 
 
@@ -81,7 +81,7 @@ def test_reset_mtimes_do_not_rebuild_but_a_newer_pyproject_does(make_app: MakeAp
 
 def test_a_failing_member_stops_the_agent_build_and_names_it(make_app: MakeApp) -> None:
     root = make_app("flat", "gizmo")
-    shutil.copytree(FIXTURES / "extensions" / "bad" / "syntax-error",
+    copy_fixture_tree(FIXTURES / "extensions" / "bad" / "syntax-error",
                     root / "packages" / "broken")
 
     errors = build_errors(root)
@@ -163,7 +163,7 @@ def test_an_unreadable_workspace_pyproject_is_an_error(make_app: MakeApp) -> Non
 
 def test_info_names_the_real_folder_of_a_failing_member(make_app: MakeApp) -> None:
     root = make_app("flat", "gizmo")
-    shutil.copytree(FIXTURES / "extensions" / "bad" / "syntax-error",
+    copy_fixture_tree(FIXTURES / "extensions" / "bad" / "syntax-error",
                     root / "packages" / "broken")
 
     compiled, diagnostics = compile_agent(root)

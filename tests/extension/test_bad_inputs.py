@@ -7,7 +7,6 @@ the line the diagnostic must carry.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from typer.testing import CliRunner
 from eve_build.cli import app
 from eve_build.errors import DiagnosticsError
 from eve_build.extension_build import build_extension
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.golden_files import read_files
 
 BAD = FIXTURES / "extensions" / "bad"
@@ -26,7 +25,7 @@ PREVIOUS = {"bad_pkg/__init__.py": b"# the previous good build\n"}
 
 def _prepare(case: str, tmp_path: Path) -> tuple[Path, dict[str, object]]:
     root = tmp_path / case
-    shutil.copytree(BAD / case, root, symlinks=True)
+    copy_fixture_tree(BAD / case, root)
     expected = json.loads((root / "expected.json").read_text())
     # A previous good build's output that a failed build must leave alone.
     output = root / "build" / "eve"
