@@ -16,9 +16,13 @@ from __future__ import annotations
 import argparse
 import platform
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+from generated import write_extension
 
 WORKSPACE = """[project]
 name = "bench-agent"
@@ -31,40 +35,6 @@ members = ["packages/*"]
 [tool.uv.sources]
 bench-ext = { workspace = true }
 """
-PACKAGE = """[project]
-name = "bench-ext"
-version = "0.1.0"
-dependencies = ["eve-build", "pydantic>=2"]
-
-[tool.eve.extension]
-source = "extension"
-"""
-EXTENSION = """from pydantic import BaseModel
-from eve_build.sdk import define_extension
-
-
-class Config(BaseModel):
-    greeting: str = "Hello"
-    token: str
-
-
-extension = define_extension(config=Config)
-"""
-TOOL = '''from pydantic import BaseModel
-from eve_build.sdk import define_tool
-
-
-class Input(BaseModel):
-    query: str
-    limit: int = {index}
-
-
-def run(input: Input, ctx: object) -> dict[str, object]:
-    return {{"query": input.query, "limit": input.limit}}
-
-
-tool = define_tool(description="Tool number {index}.", input=Input, execute=run)
-'''
 MOUNT = """from bench_ext import bench_ext
 from eve_build.sdk import env
 
@@ -73,14 +43,9 @@ mount = bench_ext(greeting="Hi {index}", token=env("BENCH_TOKEN"))
 
 
 def generate(root: Path, mounts: int, tools: int) -> Path:
-    package = root / "packages" / "bench-ext" / "extension"
-    (package / "tools").mkdir(parents=True)
+    (root / "packages").mkdir(parents=True)
     (root / "pyproject.toml").write_text(WORKSPACE)
-    (root / "packages" / "bench-ext" / "pyproject.toml").write_text(PACKAGE)
-    (package / "extension.py").write_text(EXTENSION)
-    (package / "instructions.md").write_text("Benchmark extension.\n")
-    for index in range(tools):
-        (package / "tools" / f"tool_{index:03d}.py").write_text(TOOL.format(index=index))
+    write_extension(root / "packages" / "bench-ext", "bench-ext", tools, "    token: str\n")
     agent = root / "agent"
     (agent / "extensions").mkdir(parents=True)
     (agent / "instructions.md").write_text("Benchmark agent.\n")
@@ -89,10 +54,18 @@ def generate(root: Path, mounts: int, tools: int) -> Path:
     return root
 
 
-def measure(mounts: int, tools: int, repeat: int) -> tuple[float, float, int]:
+def time_cli_noop(root: Path) -> float:
+    """Wall time of a fresh `eve build` process when nothing changed."""
+    eve = Path(sys.executable).parent / "eve"
+    start = time.perf_counter()
+    subprocess.run([str(eve), "build", "--path", str(root)], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def measure(mounts: int, tools: int, repeat: int) -> tuple[float, float, float, int]:
     from eve_build.consumer.build import build_agent
 
-    cold = noop = float("inf")
+    cold = noop = wall = float("inf")
     count = 0
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(prefix="eve-consumer-bench-") as folder:
@@ -105,8 +78,9 @@ def measure(mounts: int, tools: int, repeat: int) -> tuple[float, float, int]:
             again = build_agent(root)
             noop = min(noop, time.perf_counter() - start)
             assert [m.state for m in again.extensions] == ["up-to-date"] and not again.written
+            wall = min(wall, time_cli_noop(root))
             shutil.rmtree(root)
-    return cold, noop, count
+    return cold, noop, wall, count
 
 
 def main() -> None:
@@ -120,11 +94,13 @@ def main() -> None:
 
     print(f"python {platform.python_version()}, {os.cpu_count()} cpus, "
           f"{time.strftime('%Y-%m-%d')}, best of {args.repeat}\n")
-    print("| mounts | tools | cold build (s) | no-op build (s) | no-op per mount (ms) |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
+    print("| mounts | tools | cold build (s) | no-op build (s) | no-op per mount (ms) "
+          "| no-op `eve build` wall (s) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for mounts in args.mounts:
-        cold, noop, count = measure(mounts, args.tools, args.repeat)
-        print(f"| {mounts} | {count} | {cold:.3f} | {noop:.3f} | {1000 * noop / mounts:.1f} |")
+        cold, noop, wall, count = measure(mounts, args.tools, args.repeat)
+        print(f"| {mounts} | {count} | {cold:.3f} | {noop:.3f} | {1000 * noop / mounts:.1f} "
+              f"| {wall:.3f} |")
 
 
 if __name__ == "__main__":

@@ -17,49 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-PYPROJECT = """[project]
-name = "bench-{size}"
-version = "0.1.0"
-dependencies = ["eve-build", "pydantic>=2"]
-
-[tool.eve.extension]
-source = "extension"
-"""
-EXTENSION = """from pydantic import BaseModel
-from eve_build.sdk import define_extension
-
-
-class Config(BaseModel):
-    greeting: str = "Hello"
-
-
-extension = define_extension(config=Config)
-"""
-TOOL = '''from pydantic import BaseModel
-from eve_build.sdk import define_tool
-
-
-class Input(BaseModel):
-    query: str
-    limit: int = {index}
-
-
-def run(input: Input, ctx: object) -> dict[str, object]:
-    return {{"query": input.query, "limit": input.limit}}
-
-
-tool = define_tool(description="Tool number {index}.", input=Input, execute=run)
-'''
+from generated import write_extension
 
 
 def generate_extension(root: Path, tools: int) -> Path:
-    (root / "extension" / "tools").mkdir(parents=True)
-    (root / "pyproject.toml").write_text(PYPROJECT.format(size=tools))
-    (root / "extension" / "extension.py").write_text(EXTENSION)
-    (root / "extension" / "instructions.md").write_text("Benchmark extension.\n")
-    for index in range(tools):
-        (root / "extension" / "tools" / f"tool_{index:04d}.py").write_text(TOOL.format(index=index))
-    return root
+    return write_extension(root, f"bench-{tools}", tools)
 
 
 def time_cli(root: Path, repeat: int) -> float:
