@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +38,6 @@ def call(
     """Load the built agent and call one tool through the hook pipeline."""
     from eve_build.runtime.loader import load_agent
 
-    logging.getLogger("eve_build").addHandler(logging.NullHandler())  # warnings come from
-    # the trace below, once each
-
     def run() -> ToolResult:
         given = read_arguments(arguments)
         with load_agent(path) as agent:
@@ -50,7 +46,7 @@ def call(
                 on_progress=None if json_output else lambda text: echo_err(f"progress: {text}"))
 
     result = run_core(run, json_output=json_output)
-    for entry in result.trace:
+    for entry in result.trace:  # the runtime logs these too, but nothing shows its log here
         if "warning" in entry:
             echo_err(f"warning: {entry['warning']}")
         elif entry["outcome"] in ("timeout", "error") and result.status == "ok":

@@ -102,7 +102,7 @@ class Agent:
         on_progress: Callable[[str], None] | None = None,
     ) -> ToolResult:
         """`acall_tool` for code without an event loop (each thread gets its own loop)."""
-        return self.run(self.acall_tool(name, arguments, subagent=subagent, approver=approver,
+        return self._run(self.acall_tool(name, arguments, subagent=subagent, approver=approver,
                                         on_progress=on_progress))
 
     async def afire(self, name: str, *, subagent: str | None = None,
@@ -134,7 +134,7 @@ class Agent:
         return EventOutcome(name, "observed", None, None, tuple(await pipeline.observe(event)))
 
     def fire(self, name: str, *, subagent: str | None = None, **fields: Any) -> EventOutcome:
-        return self.run(self.afire(name, subagent=subagent, **fields))
+        return self._run(self.afire(name, subagent=subagent, **fields))
 
     def snapshot(self) -> dict[str, Any]:
         """The session as JSON-able data: state by key and remembered approvals."""
@@ -167,7 +167,7 @@ class Agent:
         """The current value under a state key (`extensions/crm:requests`), or None."""
         return self._states.get(key)
 
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine to its end on this thread's loop of this agent."""
         try:
             asyncio.get_running_loop()

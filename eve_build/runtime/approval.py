@@ -31,18 +31,22 @@ Approver = Callable[[ApprovalRequest], bool | Awaitable[bool]]
 
 @dataclass
 class ApprovalSession:
-    """The answers `once` remembers for the rest of the session, by tool name."""
+    """The answers `once` remembers for the rest of the session, by tool key."""
 
     remembered: dict[str, bool] = field(default_factory=dict)
 
-    async def refuse(self, tool: Tool, request: ApprovalRequest,
-                     approver: Approver | None) -> str | None:
-        """None when the call may run, else the reason it is refused."""
+    async def refuse(self, tool: Tool, request: ApprovalRequest, approver: Approver | None,
+                     *, key: str) -> str | None:
+        """None when the call may run, else the reason it is refused.
+
+        `key` names the tool in the session (its name, prefixed by the subagent path
+        for a subagent's tool), which is what `once` remembers.
+        """
         policy = tool.approval.policy if tool.approval is not None else "never"
         if policy == "never":
             return None
-        if policy == "once" and request.tool in self.remembered:
-            approved = self.remembered[request.tool]
+        if policy == "once" and key in self.remembered:
+            approved = self.remembered[key]
             return None if approved else "not approved earlier in this session (approval: once)"
         if approver is None:
             return f"it needs approval ({policy}) and no approver was given"
@@ -54,7 +58,7 @@ class ApprovalSession:
             return f"the approver raised {type(exc).__name__}: {exc}"
         approved = bool(answer)
         if policy == "once":
-            self.remembered[request.tool] = approved
+            self.remembered[key] = approved
         return None if approved else "not approved"
 
     def snapshot(self) -> dict[str, bool]:

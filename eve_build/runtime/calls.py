@@ -54,7 +54,8 @@ class ToolCall:
             request = ApprovalRequest(name, dict(verdict.arguments),
                                       tool.approval.policy if tool.approval else "never",
                                       self.entry.identity, self.entry.mount)
-            refusal = await self.approvals.refuse(tool, request, self.approver)
+            key = f"{self.surface.path}/{name}" if self.surface.path else name
+            refusal = await self.approvals.refuse(tool, request, self.approver, key=key)
             if refusal is not None:
                 return self._result("refused", error=refusal)
             context = ToolContext(name=name, namespace=self.entry.mount, progress=self._report)

@@ -1,10 +1,11 @@
 """Run one user callable under its mount's binding, with a budget the host enforces.
 
 Sync callables run on a worker thread of their own and async ones as tasks; the
-host waits with `asyncio.wait`, measured from dispatch, and stops waiting when the
-budget runs out. Nothing is joined or awaited after that: a handler that never
-returns (or swallows its cancellation) cannot hold the call, and later calls get
-fresh threads. Exceptions are caught and returned, never raised into the host.
+host awaits a future that either the result or a timer settles, so the budget is
+measured from dispatch, and it stops waiting when the budget runs out. Nothing is
+joined or awaited after that: a handler that never returns (or swallows its
+cancellation) cannot hold the call, and later calls get fresh threads. Exceptions
+are caught and returned, never raised into the host.
 """
 
 from __future__ import annotations
@@ -60,9 +61,15 @@ Started = tuple["asyncio.Future[Outcome | None]", "asyncio.Task[Outcome] | None"
 def _dispatch(
     function: Callable[..., Any], args: tuple[Any, ...], binding: Binding, pool: WorkerPool
 ) -> Started:
-    if inspect.iscoroutinefunction(function):
-        return _start_task(function(*args), binding)
     loop = asyncio.get_running_loop()
+    if inspect.iscoroutinefunction(function):
+        try:
+            coroutine = function(*args)
+        except Exception as exc:  # e.g. a handler that takes other arguments
+            failed: asyncio.Future[Outcome | None] = loop.create_future()
+            failed.set_result((False, exc))
+            return failed, None
+        return _start_task(coroutine, binding)
     future: asyncio.Future[Outcome | None] = loop.create_future()
     context = contextvars.copy_context()
 

@@ -85,15 +85,16 @@ def open_agent(
             [m for tree in trees for m in tree.mounts], states=states,
             environ=os.environ if environ is None else environ, given=mounts)
         resolver = Resolver(bindings, Binding(None, None, "", None, states),
-                            {m.namespace: m.import_name for t in trees for m in t.mounts})
+                            {m.mount_path: m.import_name for t in trees for m in t.mounts})
+        pool = pool or shared_pool()
         surfaces: dict[str, Surface] = {}
         for tree in trees:
-            surface, problems = resolver.open_tree(tree, hook_budget, pool or shared_pool())
+            surface, problems = resolver.open_tree(tree, hook_budget, pool)
             surfaces[tree.path if tree is not compiled.root else ""] = surface
             found.extend(problems)
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
-        agent = Agent(compiled, surfaces, states, pool or shared_pool(), scope)
+        agent = Agent(compiled, surfaces, states, pool, scope)
         if snapshot is not None:
             agent.load_snapshot(snapshot)
     except BaseException:

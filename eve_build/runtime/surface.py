@@ -46,7 +46,7 @@ class Resolver:
 
     bindings: Mapping[str, Binding]  # by mount path
     agent: Binding
-    imports: Mapping[str, str]  # namespace -> import name, to find overridden originals
+    imports: Mapping[str, str]  # mount path -> import name, to find overridden originals
 
     def open_tree(self, tree: CompiledTree, budget: float,
                   pool: WorkerPool) -> tuple[Surface, list[Diagnostic]]:
@@ -110,7 +110,7 @@ class Resolver:
         if not getattr(value, "identity", "x"):
             object.__setattr__(value, "identity", item.identity)
         package_file = item.identity.partition(":")[2]
-        import_name = self.imports.get(item.mount or "")
+        import_name = self.imports.get(item.mount_path or "")
         if item.source != "package" and import_name and package_file.endswith(".py"):
             dotted = package_file.removesuffix(".py").replace("/", ".")
             original = sys.modules.get(f"{import_name}.extension.{dotted}")

@@ -34,6 +34,7 @@ HANDLED = "handled"
 OUTCOMES = (PROCEED, REWRITE, BLOCKED, TIMEOUT, ERROR, TRANSFORM, HANDLED)
 
 logger = logging.getLogger("eve_build.runtime")
+logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,31 @@
 
 The pytest plugin (`eve_build.testing.plugin`, registered as the `eve` pytest11
 entry point) offers the same as the fixtures `eve_extension` and `eve_agent`.
+The plugin is imported by every pytest session where eve-build is installed, and
+importing it imports this package first, so the names below load lazily.
 """
 
 from __future__ import annotations
 
-from eve_build.testing.harness import (
-    AgentHarness,
-    ExtensionHarness,
-    HarnessError,
-    load_app,
-    load_extension,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from eve_build.testing.harness import (
+        AgentHarness,
+        ExtensionHarness,
+        HarnessError,
+        load_app,
+        load_extension,
+    )
 
 __all__ = ["AgentHarness", "ExtensionHarness", "HarnessError", "load_app", "load_extension"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'eve_build.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module("eve_build.testing.harness"), name)
 
 
 def __dir__() -> list[str]:

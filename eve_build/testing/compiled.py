@@ -1,9 +1,9 @@
-"""A compiled agent for extensions mounted in tests, derived from their manifests.
+"""The compiled agent of the test harness: built extensions mounted at the root.
 
-`eve build` compiles a whole agent from its folder. The test harness only mounts
-built extensions, so it derives the same model (`CompiledAgent`) straight from
-each extension's `_manifest.json`: tools and subagents under `<namespace>__`,
-hooks in mount order, state keyed by mount path.
+`eve build` compiles a whole agent folder. The harness mounts built extensions
+without one, so it derives the same `CompiledAgent` from each extension's manifest
+with the consumer's own resolution (`eve_build.consumer.resolve`): the same names,
+prefixes, subagent paths, hook order and state keys as `eve build`.
 """
 
 from __future__ import annotations
@@ -13,22 +13,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eve_build import slots
 from eve_build._version import __version__
 from eve_build.consumer.compiled import (
     AGENT_PACKAGE,
     CompiledAgent,
-    CompiledContribution,
     CompiledMount,
     CompiledState,
-    CompiledTree,
+)
+from eve_build.consumer.resolve import (
+    ITEM_SLOTS,
+    Origin,
+    TreeDraft,
+    derive_instructions,
+    derive_items,
+    derive_subagents,
 )
 from eve_build.manifest import Manifest
-from eve_build.naming import Namespace, derive_qualified
+from eve_build.naming import Namespace
+from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import derive_state_key
 from eve_build.sdk.env import serialize_deferred
 
-_KINDS = {"tools": "tool", "hooks": "hook"}
+AGENT_DIR = "agent"
 
 
 @dataclass(frozen=True)
@@ -40,79 +46,47 @@ class MountSource:
     output_dir: Path  # the folder holding the import package (`build/eve`)
     config: Mapping[str, Any] = field(default_factory=dict)
 
-
-def derive_compiled_agent(
-    mounts: Sequence[MountSource], *, agent_dir: str = "agent",
-    agent_hooks: Sequence[str] = (), agent_tools: Sequence[str] = (),
-) -> CompiledAgent:
-    """Mount each source at `extensions/<namespace>`; agent files are paths in agent_dir."""
-    root = CompiledTree(path="")
-    for path in agent_tools:
-        root.tools.append(_agent_contribution("tool", path))
-    for path in agent_hooks:
-        root.hooks.append(_agent_contribution("hook", path))
-    for source in sorted(mounts, key=lambda m: m.namespace):
-        _add_mount(root, source, agent_dir)
-    return CompiledAgent.model_validate({
-        "builtWithEve": __version__, "agentDir": agent_dir,
-        "sysPath": list(dict.fromkeys(str(m.output_dir.resolve()) for m in mounts)),
-        "root": root.model_dump(by_alias=True),
-    })
+    @property
+    def mount_path(self) -> str:
+        return f"extensions/{self.namespace}"
 
 
-def _agent_contribution(kind: str, path: str) -> CompiledContribution:
-    slot = slots.TOOLS if kind == "tool" else slots.HOOKS
-    name = path.removesuffix(".py").replace("/", slot.joiner or "/")
-    return CompiledContribution.model_validate({
-        "kind": kind, "name": name, "localName": name, "mount": None, "source": "agent",
-        "module": f"{AGENT_PACKAGE}.{slot.directory}.{path.removesuffix('.py').replace('/', '.')}",
-        "attribute": kind, "file": f"{slot.directory}/{path}",
-        "identity": f"agent:{slot.directory}/{path}",
-    })
+def derive_compiled_agent(mounts: Sequence[MountSource]) -> CompiledAgent:
+    """Each source mounted at `extensions/<namespace>` of an otherwise empty agent."""
+    root = TreeDraft(path="")
+    for source in sorted(mounts, key=lambda m: m.namespace):  # hooks run in namespace order
+        _add_mount(root, source)
+    return CompiledAgent(
+        built_with_eve=__version__, agent_dir=AGENT_DIR, root=root.freeze(),
+        sys_path=list(dict.fromkeys(str(m.output_dir.resolve()) for m in mounts)))
 
 
-def _add_mount(root: CompiledTree, source: MountSource, agent_dir: str) -> None:
-    manifest, namespace = source.manifest, source.namespace
-    mount_path = f"extensions/{namespace}"
-    root.mounts.append(CompiledMount.model_validate({
-        "namespace": namespace, "mountPath": mount_path,
-        "file": f"{agent_dir}/extensions/{namespace}.py",
-        "module": f"{AGENT_PACKAGE}.extensions.{namespace}",
-        "package": manifest.package.name, "import": manifest.package.import_name,
-        "version": manifest.package.version, "builtWithEve": manifest.built_with_eve,
-        "requires": manifest.requires, "sourceBacked": False,
-        "config": serialize_deferred(dict(source.config)), "configSchema": manifest.config,
-    }))
-    _add_contributions(root, manifest.contributions, source, mount_path, prefix=True)
-    for state in manifest.contributions.get("states", []):
-        root.states.append(CompiledState.model_validate({
-            "key": derive_state_key(mount_path, state["name"]), "mountPath": mount_path,
-            "name": state["name"], "package": manifest.package.name,
-        }))
-
-
-def _add_contributions(tree: CompiledTree, record: Mapping[str, Any], source: MountSource,
-                       mount_path: str, *, prefix: bool) -> None:
-    manifest, namespace = source.manifest, source.namespace
-    for slot, kind in _KINDS.items():
-        target = tree.tools if kind == "tool" else tree.hooks
-        for item in record.get(slot, []):
-            name = item["name"]
-            prefixed = prefix and kind == "tool"
-            qualified = derive_qualified(Namespace(namespace), name) if prefixed else name
-            dotted = item["file"].removesuffix(".py").replace("/", ".")
-            target.append(CompiledContribution.model_validate({
-                "kind": kind, "name": qualified, "localName": name, "mount": namespace,
-                "mountPath": mount_path, "source": "package",
-                "module": f"{manifest.package.import_name}.extension.{dotted}",
-                "attribute": kind, "file": item["file"], "identity": item["identity"],
-                "details": {k: v for k, v in item.items()
-                            if k not in ("name", "file", "identity")},
-            }))
-    for sub in record.get("subagents", []):
-        path = (derive_qualified(Namespace(namespace), sub["name"]) if tree.path == ""
-                else f"{tree.path}/{sub['name']}")
-        child = CompiledTree(path=path, name=sub["name"], description=sub.get("description"),
-                             model=sub.get("model"), mount=namespace)
-        _add_contributions(child, sub.get("contributions", {}), source, mount_path, prefix=False)
-        tree.subagents.append(child)
+def _add_mount(root: TreeDraft, source: MountSource) -> None:
+    manifest, package = source.manifest, source.manifest.package
+    origin = Origin(
+        namespace=Namespace(source.namespace), mount_path=source.mount_path,
+        module_base=f"{package.import_name}.{SOURCE_PACKAGE}",
+        file_base=f"{package.import_name}/{SOURCE_PACKAGE}/",
+        text_root=source.output_dir / package.import_name / SOURCE_PACKAGE,
+        identity_base=f"{package.import_name}:", source="package",
+    )
+    record = manifest.contributions
+    items = derive_items(record, origin, prefixed=True)
+    for slot in ITEM_SLOTS:
+        root.items[slot.directory].extend(items[slot.directory])
+    root.instructions.extend(derive_instructions(record, origin))
+    root.subagents.extend(derive_subagents(record, origin, root.path, prefixed=True))
+    root.mounts.append(CompiledMount(
+        namespace=source.namespace, mount_path=source.mount_path,
+        file=f"{AGENT_DIR}/{source.mount_path}.py",
+        module=f"{AGENT_PACKAGE}.{source.mount_path.replace('/', '.')}",
+        package=package.name, import_name=package.import_name, version=package.version,
+        built_with_eve=manifest.built_with_eve,
+        requires={k: int(v) for k, v in manifest.requires.items()}, source_backed=False,
+        config=serialize_deferred(dict(source.config)), config_schema=manifest.config,
+    ))
+    root.states.extend(
+        CompiledState(key=derive_state_key(source.mount_path, str(state["name"])),
+                      mount_path=source.mount_path, name=str(state["name"]),
+                      package=package.name)
+        for state in record.get("states", []) if isinstance(state, dict))

@@ -35,23 +35,29 @@ class HarnessError(EveBuildError):
 class AgentHarness:
     """A loaded agent with one-line calls; closes the agent on `close()`."""
 
+    namespace: str | None = None  # tool names without it are tried with it too
+
     def __init__(self, agent: Agent, *, cleanup: Path | None = None) -> None:
         self.agent = agent
         self._cleanup = cleanup
 
-    def tool_name(self, tool: str) -> str:
-        return tool
+    def tool_name(self, tool: str, subagent: str | None = None) -> str:
+        """`tool` as given when the agent (or subagent) has it, else with the namespace."""
+        if self.namespace is None or tool in self.agent.surface(subagent).tools:
+            return tool
+        return f"{self.namespace}__{tool}"
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
              approve: Approve = None, subagent: str | None = None,
              on_progress: Callable[[str], None] | None = None) -> ToolResult:
         """Call a tool; `approve=True` approves every request, a callable decides."""
-        return self.agent.call_tool(self.tool_name(tool), arguments, subagent=subagent,
+        return self.agent.call_tool(self.tool_name(tool, subagent), arguments, subagent=subagent,
                                     approver=derive_approver(approve), on_progress=on_progress)
 
     async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
                     approve: Approve = None, subagent: str | None = None) -> ToolResult:
-        return await self.agent.acall_tool(self.tool_name(tool), arguments, subagent=subagent,
+        return await self.agent.acall_tool(self.tool_name(tool, subagent), arguments,
+                                           subagent=subagent,
                                            approver=derive_approver(approve))
 
     def fire(self, event: str, **fields: Any) -> EventOutcome:
@@ -86,20 +92,17 @@ class ExtensionHarness(AgentHarness):
         super().__init__(agent, cleanup=cleanup)
         self.namespace = namespace
 
-    def tool_name(self, tool: str) -> str:
-        prefixed = f"{self.namespace}__{tool}"
-        return tool if tool in self.agent.surface().tools else prefixed
-
     def state(self, name: str) -> Any:
         """The mount's value of the state `name` (None until first used)."""
         return self.agent.state(derive_state_key(f"extensions/{self.namespace}", name))
 
 
 def derive_approver(approve: Approve) -> Approver | None:
+    """True: approve everything; False: deny everything; None: no approver."""
     if approve is True:
         return _yes
-    if approve is False or approve is None:
-        return None if approve is None else _no
+    if approve is False:
+        return _no
     return approve
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from eve_build.errors import EveBuildError
 from eve_build.runtime import Agent, ApprovalRequest
 from tests.runtime.apps import mount_file
 
@@ -126,3 +128,12 @@ def test_an_async_approver_is_awaited(crm: Agent) -> None:
     ada = crm.call_tool("crm__create_contact", {"name": "Ada", "email": "a@x"}, approver=approver)
     bob = crm.call_tool("crm__create_contact", {"name": "Bob", "email": "b@x"}, approver=approver)
     assert (ada.status, bob.status) == ("ok", "refused")
+
+
+def test_a_sync_call_inside_a_running_event_loop_says_to_await(crm: Agent) -> None:
+    async def inside() -> None:
+        crm.call_tool("crm__search", {"query": "ada"})
+
+    with pytest.raises(EveBuildError, match="inside a running event loop") as caught:
+        asyncio.run(inside())
+    assert caught.value.hint == "await the async form instead (`acall_tool`, `afire`)"

@@ -166,3 +166,17 @@ def test_state_migrate_in_place(agent_app: Path, tmp_path: Path) -> None:
     result = migrate(agent_app, str(snapshot))
     assert result.exit_code == 0, result.output
     assert json.loads(snapshot.read_text())["state"] == {"extensions/crm:requests": 3}
+
+
+def test_a_failing_result_hook_is_a_warning_and_the_call_still_succeeds(
+    app: Callable[..., Path],
+) -> None:
+    root = app(["hook-raise", "gizmo"], {
+        "extensions/boom.py": mount_file("hook_raise", 'events=["action.result"]'),
+        "extensions/gizmo.py": mount_file("gizmo"),
+    })
+    result = call(root, "gizmo__spin", '{"times": 1}')
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"spins": 1}
+    assert result.stderr == (
+        "warning: hook `boom` of mount `boom` raised RuntimeError: action.result hook is down\n")

@@ -152,3 +152,18 @@ def test_subagent_tools_run_bound_to_their_mount(
     assert agent.tools("crm__reviewer") == ["score"]
     result = agent.call_tool("score", {"change": "merge billing"}, subagent="crm__reviewer")
     assert result.value == {"change": "merge billing", "score": 2, "risky": True}
+
+
+def test_a_subagent_mount_derives_its_config_from_its_parent_mount(
+    app: Callable[..., Path], load: Callable[..., Agent]
+) -> None:
+    agent = load(app(["mount-nested", "hook-rewrite"], {
+        "extensions/hot.py": mount_file("mount_nested", 'flavour="spicy"'),
+        "extensions/mild.py": mount_file("mount_nested"),
+    }))
+    hot = agent.call_tool("say", {"text": "hi"}, subagent="hot__helper")
+    mild = agent.call_tool("say", {"text": "hi"}, subagent="mild__helper")
+    assert hot.value == {"text": "hi-spicy", "flavour": "spicy", "tags": ["spice"]}
+    assert mild.value == {"text": "hi-plain", "flavour": "plain", "tags": ["spice"]}
+    assert [(e["mount"], e["outcome"]) for e in hot.trace] == [
+        ("spice", "rewrite"), ("spice", "transform")]

@@ -24,6 +24,7 @@ def test_load_extension_mounts_it_once_with_the_config(
         assert (result.value["region"], result.name) == ("us", "acme_crm__search")
         assert crm.call("acme_crm__search", {"query": "Ada"}).value["requests"] == 2
         assert crm.state("requests") == 2
+        assert crm.call("score", {"change": "merge"}, subagent="acme_crm__reviewer").ok
 
 
 def test_the_harness_answers_approvals_when_told(copy_fixture: Callable[[str], Path]) -> None:
@@ -97,3 +98,12 @@ def test_the_eve_agent_fixture_builds_and_loads_an_app(
     assert agent.state("extensions/crm:requests") == 1
     outcome = agent.fire("action.call", tool="crm__search", arguments={"query": "x"})
     assert [(e["mount"], e["outcome"]) for e in outcome.trace] == [("crm", "proceed")]
+
+
+def test_the_plugin_module_imports_nothing_heavy() -> None:
+    code = ("import sys; import eve_build.testing.plugin; "
+            "print(sorted(m for m in ('pydantic', 'eve_build.runtime', 'eve_build.testing.harness',"
+            " 'eve_build.extension_build') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
