@@ -19,8 +19,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
-runtime.register(app)
 agent.register(app)
+runtime.register(app)
 dev.register(app)
 
 

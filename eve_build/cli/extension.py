@@ -12,6 +12,31 @@ app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
 
 
+@app.command("init")
+def init(
+    name: str = typer.Argument(..., help="The distribution name, e.g. acme-crm."),
+    directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
+                                          "(default: ./NAME)."),
+    no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
+    no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
+    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+) -> None:
+    """Scaffold an extension package whose own tests pass out of the box."""
+    from eve_build.scaffold.init import init_extension
+
+    target = directory if directory is not None else Path(name)
+    echo_err(f"Creating {name} in {_shown(target)}...")
+    result = run_core(lambda: init_extension(
+        name, target, install=not no_install, git=not no_git, force=force
+    ))
+    echo(f"Created {name} in {_shown(result.target)}")
+    for step in result.steps:
+        echo(f"  - {step}")
+    echo("\nNext steps:")
+    for line in result.next_steps:
+        echo(f"  {line}")
+
+
 @app.command("build")
 def build(
     path: Path = typer.Option(Path(), "--path", help="The extension package root."),
@@ -72,31 +97,6 @@ def pack(
     echo(f"  import package: {wheel.import_package} ({wheel.package_files} files)")
     echo(f"  manifest requires: {requires}")
     echo(f"  external dependencies: {externals}")
-
-
-@app.command("init")
-def init(
-    name: str = typer.Argument(..., help="The distribution name, e.g. acme-crm."),
-    directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
-                                          "(default: ./NAME)."),
-    no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
-    no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
-) -> None:
-    """Scaffold an extension package whose own tests pass out of the box."""
-    from eve_build.scaffold.init import init_extension
-
-    target = directory if directory is not None else Path(name)
-    echo_err(f"Creating {name} in {_shown(target)}...")
-    result = run_core(lambda: init_extension(
-        name, target, install=not no_install, git=not no_git, force=force
-    ))
-    echo(f"Created {name} in {_shown(result.target)}")
-    for step in result.steps:
-        echo(f"  - {step}")
-    echo("\nNext steps:")
-    for line in result.next_steps:
-        echo(f"  {line}")
 
 
 def _shown(path: Path) -> str:
