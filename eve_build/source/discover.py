@@ -6,98 +6,30 @@ that leaves the package. Names come from paths through `eve_build.naming`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from eve_build import slots
-from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import (
     MOUNT_SEPARATOR,
-    TOOL_NAME_LIMIT,
-    TOOL_NAME_WARN,
     ContributionName,
-    derive_identifier,
     derive_name,
     find_segment_problems,
-    suggest_segment,
 )
 from eve_build.source.layout import AgentTree, ModuleEntry, SkillEntry, SourceLayout
+from eve_build.source.names import find_name_problems
+from eve_build.source.walk import Walk, discover_files
 
 Role = Literal["extension", "agent", "mount"]
 """`mount`: the folder of a directory mount, `agent/extensions/<ns>/`, holding overrides."""
-
-
-@dataclass
-class _Walk:
-    source: Path
-    display: str  # how the source root is shown in diagnostics ("extension/")
-    package_root: Path
-    found: list[Diagnostic] = field(default_factory=list)
-    qualified: bool = False  # agent trees: `<ns>__<name>` modules are overrides, not errors
-
-    def rel(self, path: Path) -> str:
-        return path.relative_to(self.source).as_posix()
-
-    def shown(self, path: Path) -> str:
-        return f"{self.display}{self.rel(path)}"
-
-    def children(self, directory: Path) -> list[Path]:
-        """Sorted entries that discovery looks at; symlinks leaving the package are skipped."""
-        entries: list[Path] = []
-        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
-                continue
-            if entry.is_symlink() and not self.inside_package(entry):
-                continue
-            entries.append(entry)
-        return entries
-
-    def inside_package(self, entry: Path) -> bool:
-        root = self.package_root.resolve()
-        return entry.resolve().is_relative_to(root)
-
-    def check_segment(self, entry: Path, segment: str) -> bool:
-        problems = find_segment_problems(segment)
-        for problem in problems:
-            self.found.append(error(
-                "discover/name-invalid", self.shown(entry), problem,
-                f"rename it to `{suggest_segment(segment)}"
-                f"{entry.suffix if entry.is_file() else ''}`",
-            ))
-        return not problems
-
-
-def discover_files(walk: _Walk) -> list[str]:
-    """Every file the output ships, sorted; reports symlinks that leave the package."""
-    files: list[str] = []
-
-    def visit(directory: Path) -> None:
-        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
-                continue
-            if entry.is_symlink() and not walk.inside_package(entry):
-                walk.found.append(error(
-                    "discover/path-outside-package", walk.shown(entry),
-                    f"`{walk.shown(entry)}` is a symlink to `{entry.readlink()}`, outside the "
-                    "package, so the build and the wheel cannot ship it",
-                    "copy the file into the package, or make the link point inside it",
-                ))
-                continue
-            if entry.is_dir():
-                visit(entry)
-            elif entry.is_file():
-                files.append(walk.rel(entry))
-
-    visit(walk.source)
-    return files
 
 
 def discover_source(
     source: Path, *, display: str, package_root: Path, role: Role = "extension"
 ) -> tuple[SourceLayout, list[Diagnostic]]:
     """Discover the slots under `source` (an extension source root or an agent folder)."""
-    walk = _Walk(source=source, display=display, package_root=package_root,
+    walk = Walk(source=source, display=display, package_root=package_root,
                  qualified=role == "agent")
     files = discover_files(walk)
     tree = _discover_tree(walk, source, prefix="", path="", role=role)
@@ -111,7 +43,7 @@ def discover_source(
     return SourceLayout(tree=tree, files=files), walk.found
 
 
-def _discover_tree(walk: _Walk, directory: Path, *, prefix: str, path: str, role: str) -> AgentTree:
+def _discover_tree(walk: Walk, directory: Path, *, prefix: str, path: str, role: str) -> AgentTree:
     tree = AgentTree(prefix=prefix, path=path)
     for entry in walk.children(directory):
         name = entry.name
@@ -151,11 +83,11 @@ def _discover_tree(walk: _Walk, directory: Path, *, prefix: str, path: str, role
             ))
     elif role == "agent" and (directory / slots.AGENT_MODULE).is_file():
         tree.agent_module = walk.rel(directory / slots.AGENT_MODULE)
-    _check_tool_names(walk, tree)
+    walk.found.extend(find_name_problems(tree, walk.display))
     return tree
 
 
-def _discover_instructions(walk: _Walk, directory: Path) -> str | None:
+def _discover_instructions(walk: Walk, directory: Path) -> str | None:
     markdown = directory / slots.INSTRUCTIONS_MARKDOWN
     module = directory / slots.INSTRUCTIONS_MODULE
     if markdown.is_file() and module.is_file():
@@ -172,7 +104,7 @@ def _discover_instructions(walk: _Walk, directory: Path) -> str | None:
 
 
 def _discover_modules(
-    walk: _Walk, directory: Path, slot: slots.Slot, segments: tuple[str, ...] = ()
+    walk: Walk, directory: Path, slot: slots.Slot, segments: tuple[str, ...] = ()
 ) -> list[ModuleEntry]:
     entries: list[ModuleEntry] = []
     children = [e for e in walk.children(directory) if not slots.is_private(e.name)]
@@ -214,7 +146,7 @@ def _discover_modules(
     return entries
 
 
-def _is_override(walk: _Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str) -> bool:
+def _is_override(walk: Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str) -> bool:
     """In an agent tree, `tools/crm__search.py` names a mounted contribution to override."""
     if not walk.qualified or segments or not slot.prefixed or slot.layout != "modules":
         return False
@@ -222,7 +154,7 @@ def _is_override(walk: _Walk, slot: slots.Slot, segments: tuple[str, ...], segme
     return bool(sep) and not find_segment_problems(namespace) and not find_segment_problems(name)
 
 
-def _discover_skills(walk: _Walk, directory: Path) -> list[SkillEntry]:
+def _discover_skills(walk: Walk, directory: Path) -> list[SkillEntry]:
     skills: list[SkillEntry] = []
     seen: dict[str, Path] = {}
     for entry in walk.children(directory):
@@ -259,7 +191,7 @@ def _discover_skills(walk: _Walk, directory: Path) -> list[SkillEntry]:
     return skills
 
 
-def _files_below(walk: _Walk, directory: Path) -> list[str]:
+def _files_below(walk: Walk, directory: Path) -> list[str]:
     files: list[str] = []
     for entry in walk.children(directory):
         if entry.is_dir():
@@ -269,7 +201,7 @@ def _files_below(walk: _Walk, directory: Path) -> list[str]:
     return files
 
 
-def _discover_subagents(walk: _Walk, directory: Path, parent: str) -> list[AgentTree]:
+def _discover_subagents(walk: Walk, directory: Path, parent: str) -> list[AgentTree]:
     trees: list[AgentTree] = []
     for entry in walk.children(directory):
         if not entry.is_dir() or not walk.check_segment(entry, entry.name):
@@ -282,7 +214,7 @@ def _discover_subagents(walk: _Walk, directory: Path, parent: str) -> list[Agent
     return trees
 
 
-def _discover_mounts(walk: _Walk, directory: Path) -> list[str]:
+def _discover_mounts(walk: Walk, directory: Path) -> list[str]:
     """Mount files: `extensions/<ns>.py` or `extensions/<ns>/extension.py`."""
     mounts: list[str] = []
     for entry in walk.children(directory):
@@ -291,41 +223,3 @@ def _discover_mounts(walk: _Walk, directory: Path) -> list[str]:
         elif entry.is_dir() and (entry / slots.EXTENSION_MODULE).is_file():
             mounts.append(walk.rel(entry / slots.EXTENSION_MODULE))
     return mounts
-
-
-def _check_tool_names(walk: _Walk, tree: AgentTree) -> None:
-    by_name: dict[str, ModuleEntry] = {}
-    for entry in tree.modules:
-        key = f"{entry.slot.directory}:{entry.name}"
-        if key in by_name:
-            walk.found.append(error(
-                "discover/name-collision", f"{walk.display}{entry.path}",
-                f"`{walk.display}{by_name[key].path}` and `{walk.display}{entry.path}` both give "
-                f"the {entry.slot.kind} name `{entry.name}`", "rename one of the two files",
-            ))
-        by_name.setdefault(key, entry)
-    by_identifier: dict[str, ModuleEntry] = {}
-    for entry in tree.modules_of(slots.TOOLS):
-        shown = f"{walk.display}{entry.path}"
-        if len(entry.name) > TOOL_NAME_LIMIT:
-            walk.found.append(error(
-                "discover/name-too-long", shown,
-                f"the tool name `{entry.name}` has {len(entry.name)} characters; providers "
-                f"accept at most {TOOL_NAME_LIMIT}", "choose a shorter file name",
-            ))
-        elif len(entry.name) > TOOL_NAME_WARN:
-            walk.found.append(warning(
-                "discover/name-long", shown,
-                f"the tool name `{entry.name}` has {len(entry.name)} characters; with a "
-                f"namespace and `__` it may pass the provider limit of {TOOL_NAME_LIMIT}",
-                f"keep tool names at {TOOL_NAME_WARN} characters or fewer",
-            ))
-        identifier = derive_identifier(entry.name)
-        other = by_identifier.get(identifier)
-        if other is not None and other.name != entry.name:
-            walk.found.append(error(
-                "discover/identifier-clash", shown,
-                f"the tools `{other.name}` and `{entry.name}` both become `{identifier}` in "
-                "the generated `tools` module", "rename one of the two files",
-            ))
-        by_identifier[identifier] = entry
