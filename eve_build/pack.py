@@ -12,10 +12,8 @@ summarised.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -24,8 +22,8 @@ from packaging.utils import canonicalize_name
 from eve_build.errors import EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
+from eve_build.process import Runner, run_subprocess
 
-Runner = Callable[[Sequence[str], Path], tuple[int, str]]
 """Runs `argv` in `cwd`; returns the exit code and the combined output."""
 
 OUTPUT_TAIL_LINES = 25
@@ -53,20 +51,6 @@ class PackResult:
     build: BuildResult
     wheel: WheelSummary
     sdist: Path | None
-
-
-def run_subprocess(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
-    """The default runner: a real subprocess, output captured."""
-    completed = subprocess.run(
-        list(argv),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
-    return completed.returncode, completed.stdout
 
 
 def derive_build_command(root: Path, outdir: Path, *, isolation: bool) -> list[str]:

@@ -6,10 +6,10 @@ prints the `InitResult` it returns; nothing in this package prints.
 
 from __future__ import annotations
 
+from eve_build.process import Runner
 from eve_build.scaffold.init import InitResult, init_extension
 from eve_build.scaffold.names import parse_extension_name
 from eve_build.scaffold.render import ScaffoldContext, derive_context, render_scaffold
-from eve_build.scaffold.steps import Runner
 
 __all__ = [
     "InitResult",

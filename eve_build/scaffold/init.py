@@ -16,15 +16,11 @@ from pathlib import Path
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
+from eve_build.process import Runner, run_subprocess
 from eve_build.scaffold.names import parse_extension_name
 from eve_build.scaffold.render import derive_context, render_scaffold
 from eve_build.scaffold.staging import write_scaffold_files
-from eve_build.scaffold.steps import (
-    Runner,
-    commit_scaffold,
-    install_environment,
-    run_subprocess,
-)
+from eve_build.scaffold.steps import commit_scaffold, install_environment
 from eve_build.scaffold.toolchain import try_locate_checkout, try_locate_installed_wheel
 
 

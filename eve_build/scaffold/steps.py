@@ -9,39 +9,21 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
+from eve_build.process import Runner
 from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
 
-Runner = Callable[[Sequence[str], Path], tuple[int, str]]
 """Runs `argv` in `cwd` and returns its exit code and its stdout and stderr, combined."""
 
 OUTPUT_TAIL_LINES = 20
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))
 """Used for the first commit only where the user has configured no identity."""
-
-
-def run_subprocess(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
-    """The default runner: a real subprocess, no input, output captured."""
-    try:
-        completed = subprocess.run(
-            list(argv),
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            check=False,
-        )
-    except OSError as exc:
-        return 127, str(exc)
-    return completed.returncode, completed.stdout
 
 
 def derive_output_tail(output: str, lines: int = OUTPUT_TAIL_LINES) -> str:
