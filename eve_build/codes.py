@@ -25,6 +25,7 @@ CODES: dict[str, str] = {
     "discover/name-long": "A tool name leaves little room for a namespace prefix (over 48).",
     "discover/extension-module-missing": "The source root has no `extension.py`.",
     "discover/unexpected-entry": "A folder where the slot only takes modules.",
+    "discover/folder-unknown": "A folder whose name is close to a slot's but is not one.",
     "discover/instructions-duplicate": "Both instructions.md and instructions.py exist.",
     "discover/path-outside-package": "A symlink points outside the package.",
     "discover/agent-module-missing": "A subagent folder has no `agent.py`.",

@@ -26,7 +26,6 @@ ImportName = NewType("ImportName", str)
 
 MOUNT_SEPARATOR = "__"
 SEGMENT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-PROVIDER_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOL_NAME_LIMIT = 64
 TOOL_NAME_WARN = 48
 
@@ -85,7 +84,3 @@ def split_qualified(name: str) -> tuple[Namespace, ContributionName] | None:
 
 def derive_namespace(mount_file_stem: str) -> Namespace:
     return Namespace(mount_file_stem)
-
-
-def is_valid_identifier_import(name: str) -> bool:
-    return name.isidentifier()

@@ -89,6 +89,19 @@ def is_ignored(name: str, *, is_dir: bool) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in IGNORED_FILE_PATTERNS)
 
 
+def try_suggest_slot(name: str) -> str | None:
+    """The slot folder a misspelt folder name probably means (`tool` -> `tools`)."""
+    import difflib
+
+    if name in SLOTS_BY_DIRECTORY:
+        return None
+    lowered = name.lower()
+    if lowered in SLOTS_BY_DIRECTORY:
+        return lowered
+    close = difflib.get_close_matches(lowered, list(SLOTS_BY_DIRECTORY), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def is_private(name: str) -> bool:
     """Modules starting with `_` are helpers, never contributions."""
     return name.startswith("_")

@@ -8,6 +8,7 @@ raise for a user mistake.
 from __future__ import annotations
 
 import inspect
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,11 +73,16 @@ def find_async_validators(model: type[BaseModel], seen: set[type] | None = None)
         if inspect.iscoroutinefunction(dec.func)
     ]
     for info in model.model_fields.values():
-        annotation = info.annotation
-        if is_model(annotation):
-            assert isinstance(annotation, type)
-            found.extend(find_async_validators(annotation, seen))
+        for nested in _models_in(info.annotation):
+            found.extend(find_async_validators(nested, seen))
     return found
+
+
+def _models_in(annotation: object) -> list[type[BaseModel]]:
+    """Models an annotation refers to, also inside `list[M]`, `M | None`, `dict[str, M]`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
 
 
 def check_extension(value: Extension, where: Where) -> tuple[Record | None, list[Diagnostic]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from eve_build import slots
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import (
     MOUNT_SEPARATOR,
     ContributionName,
@@ -69,6 +69,12 @@ def _discover_tree(walk: Walk, directory: Path, *, prefix: str, path: str, role:
                 tree.subagents.extend(_discover_subagents(walk, entry, path))
         elif entry.is_dir() and name == slots.MOUNTS_DIRECTORY and role != "extension":
             tree.mounts.extend(_discover_mounts(walk, entry))
+        elif entry.is_dir() and (near := slots.try_suggest_slot(name)) is not None:
+            walk.found.append(warning(
+                "discover/folder-unknown", walk.shown(entry),
+                f"`{walk.shown(entry)}/` is not a slot, so nothing in it is contributed",
+                f"rename it to `{near}/` if it holds {near}",
+            ))
     tree.instructions = _discover_instructions(walk, directory)
     if role == "subagent":
         agent_file = directory / slots.AGENT_MODULE
@@ -158,7 +164,7 @@ def _discover_skills(walk: Walk, directory: Path) -> list[SkillEntry]:
     skills: list[SkillEntry] = []
     seen: dict[str, Path] = {}
     for entry in walk.children(directory):
-        if entry.is_file() and entry.suffix != ".md":
+        if (entry.is_file() and entry.suffix != ".md") or slots.is_private(entry.name):
             continue
         segment = entry.stem if entry.is_file() else entry.name
         if segment in seen:

@@ -90,3 +90,19 @@ def test_subagent_without_agent_module_and_skill_without_file(tmp_path: Path) ->
     assert sorted(d.code for d in found) == [
         "discover/agent-module-missing", "discover/instructions-duplicate",
         "discover/skill-file-missing"]
+
+
+def test_private_skills_are_skipped_and_misspelt_slots_warned(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "extension", {
+        "extension.py": "", "skills/_draft.md": "", "skills/ok.md": "", "tool/search.py": "",
+        "Hooks/a.py": "", "lib/x.py": "",
+    })
+    layout, found = _discover(root)
+
+    assert [s.name for s in layout.tree.skills] == ["ok"]
+    assert sorted((d.code, d.file, d.severity.value, d.hint) for d in found) == [
+        ("discover/folder-unknown", "extension/Hooks", "warning",
+         "rename it to `hooks/` if it holds hooks"),
+        ("discover/folder-unknown", "extension/tool", "warning",
+         "rename it to `tools/` if it holds tools"),
+    ]
