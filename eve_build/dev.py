@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import DiagnosticsError
+from eve_build.errors import DiagnosticsError, UsageError
 
 IGNORED_PARTS = frozenset({".eve", "build", "dist", ".venv", ".git", "__pycache__",
                            ".pytest_cache", ".mypy_cache", ".ruff_cache"})
@@ -101,6 +101,9 @@ def run_dev(
     watch: Watcher = watch_with_watchfiles,
 ) -> None:
     """Build once, then once per batch of relevant source changes until the watcher ends."""
+    if not session.app_root.is_dir():
+        raise UsageError(f"`{session.app_root}` is not a folder, so there is nothing to watch",
+                         "pass the app (or workspace) root with `--path`")
     on_generation(session.build())
     roots = session.watched_paths()
     for batch in watch(roots):

@@ -129,3 +129,15 @@ def test_the_real_file_watcher_triggers_a_round(tmp_path: Path) -> None:
         worker.join(10)
     assert generations[1].ok
     assert generations[1].changed == ("agent/instructions.md",)
+
+
+def test_eve_dev_on_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eve_build.cli import app
+
+    result = CliRunner().invoke(app, ["dev", "--path", str(tmp_path / "missing")])
+
+    assert result.exit_code == 2
+    assert "is not a folder, so there is nothing to watch" in result.output
+    assert "Traceback" not in result.output

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, render_diagnostics
+from eve_build.cli.output import echo, echo_err, render_diagnostics, run_core
 
 
 def register(app: typer.Typer) -> None:
@@ -35,4 +35,4 @@ def dev(
             echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
 
     echo_err("watching for changes (Ctrl-C to stop)")
-    run_dev(session, show)
+    run_core(lambda: run_dev(session, show))
