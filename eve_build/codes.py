@@ -10,6 +10,7 @@ CODES: dict[str, str] = {
     # project: reading pyproject.toml
     "project/pyproject-missing": "There is no pyproject.toml in the project root.",
     "project/pyproject-invalid": "pyproject.toml is not valid TOML.",
+    "project/name-invalid": "`[project].name` is not a valid distribution or import name.",
     "project/name-missing": "`[project].name` or `[project].version` is missing or invalid.",
     "project/eve-table-missing": "pyproject.toml has no `[tool.eve.extension]` table.",
     "project/option-invalid": "An option in `[tool.eve.extension]` has the wrong type or value.",
@@ -20,6 +21,7 @@ CODES: dict[str, str] = {
     "discover/reserved-entry": "An extension root holds an entry that belongs to the agent.",
     "discover/name-invalid": "A file or folder name is not a valid contribution name.",
     "discover/name-collision": "Two paths in one slot give the same name.",
+    "discover/identifier-invalid": "A tool name is no Python identifier in the tools module.",
     "discover/identifier-clash": "Two tool names map to the same Python identifier.",
     "discover/name-too-long": "A tool name is longer than providers accept (64).",
     "discover/name-long": "A tool name leaves little room for a namespace prefix (over 48).",
@@ -50,6 +52,7 @@ CODES: dict[str, str] = {
     "channel/method-invalid": "A channel method is not an HTTP method.",
     "channel/handle-missing": "A channel has no callable handle.",
     "connection/url-missing": "A connection has no url.",
+    "connection/headers-invalid": "A connection's headers are not a mapping.",
     "connection/kind-invalid": "A connection kind is not `mcp` or `openapi`.",
     "schedule/run-or-markdown": "A schedule has both or neither of `run` and `markdown`.",
     "schedule/cron-invalid": "A schedule's cron is not 5 valid fields.",
@@ -60,6 +63,7 @@ CODES: dict[str, str] = {
     "instructions/render-missing": "define_instructions() has no callable render.",
     "state/name-duplicate": "Two define_state() calls of one extension use one name.",
     # output
+    "output/foreign-files": "The output folder holds files that no eve build wrote.",
     "output/write-failed": "The output could not be written; the previous output is kept.",
     # runtime: loading the compiled agent (`eve call`, the test harness)
     "runtime/compiled-missing": "There is no `.eve/compile/compiled-agent.json`: run `eve build`.",

@@ -17,8 +17,10 @@ from pathlib import Path
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, UsageError
 
-IGNORED_PARTS = frozenset({".eve", "build", "dist", ".venv", ".git", "__pycache__",
-                           ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve", ".venv", ".git"})
+"""Ignored only at the top of a watched root (app or member): `agent/tools/build/x.py`
+is a source."""
 
 Changes = set[Path]
 Watcher = Callable[[list[Path]], Iterable[Changes]]
@@ -69,7 +71,7 @@ class DevSession:
         paths = [self.app_root.resolve()]
         workspace, _ = locate_workspace(self.app_root.resolve())
         if workspace is not None:
-            paths.extend(m for m in workspace.members if not m.is_relative_to(paths[0]))
+            paths.extend(m.resolve() for m in workspace.members)
         return sorted(set(paths))
 
     def _shown(self, path: Path) -> str:
@@ -80,7 +82,10 @@ class DevSession:
 
 
 def is_source_change(path: Path) -> bool:
-    """Changes to outputs, caches, virtual environments and dotfiles never trigger a round."""
+    """`path` is relative to its watched root (the app or a workspace member). Changes to
+    outputs, caches, virtual environments and dotfiles never trigger a round."""
+    if path.parts and path.parts[0] in OUTPUT_FOLDERS:
+        return False
     return not any(part in IGNORED_PARTS or part.startswith(".") for part in path.parts)
 
 
@@ -106,14 +111,16 @@ def run_dev(
                          "pass the app (or workspace) root with `--path`")
     on_generation(session.build())
     roots = session.watched_paths()
-    for batch in watch(roots):
+    outermost = [r for r in roots if not any(r != o and r.is_relative_to(o) for o in roots)]
+    for batch in watch(outermost):
         relevant = {p for p in batch if is_source_change(_relative(p, roots))}
         if relevant:
             on_generation(session.build(relevant))
 
 
 def _relative(path: Path, roots: list[Path]) -> Path:
-    for root in roots:
-        if path.is_relative_to(root):
-            return path.relative_to(root)
-    return path
+    """`path` relative to the innermost watched root that holds it."""
+    holding = [root for root in roots if path.is_relative_to(root)]
+    if not holding:
+        return path
+    return path.relative_to(max(holding, key=lambda root: len(root.parts)))

@@ -79,6 +79,9 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
         files = _derive_files(project, layout, checked)
     manifest = Manifest.model_validate_json(files[_manifest_path(project)])
     if write:
+        foreign = find_foreign_output(project)
+        if foreign:
+            raise DiagnosticsError(f"cannot build extension `{project.name}`", foreign)
         try:
             write_tree(project.output_dir, files)
         except OSError as exc:
@@ -89,6 +92,25 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
             )]) from exc
     return BuildResult(project=project, manifest=manifest, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings))
+
+
+def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
+    """Entries of the output folder that no eve build wrote: a build must not delete them."""
+    output = project.output_dir
+    if not output.exists():
+        return []
+    entries = [output] if not output.is_dir() else sorted(output.iterdir())
+    foreign = [
+        entry for entry in entries
+        if not (entry / generate.SOURCE_PACKAGE / MANIFEST_FILENAME).is_file()
+    ]
+    return [error(
+        "output/foreign-files", project.output,
+        f"`{entry.relative_to(project.root).as_posix()}` was not written by eve-build, and each "
+        f"build replaces `{project.output}` whole",
+        f"move it out of `{project.output}`, or set `tool.eve.extension.output` to a folder "
+        "of its own",
+    ) for entry in foreign]
 
 
 def _modules_to_load(layout: SourceLayout, project: ExtensionProject) -> list[str]:

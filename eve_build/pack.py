@@ -17,16 +17,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from packaging.utils import canonicalize_name
-
 from eve_build.errors import EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
-from eve_build.process import Runner, run_subprocess
+from eve_build.process import Runner, derive_output_tail, run_subprocess
 
-"""Runs `argv` in `cwd`; returns the exit code and the combined output."""
-
-OUTPUT_TAIL_LINES = 25
 ISOLATED_HINT = (
     "an isolated build installs the pinned `eve-build` from an index: pass `--no-isolation` "
     "to use this environment's, or set `PIP_FIND_LINKS` to a folder with its wheel "
@@ -100,7 +95,7 @@ def read_wheel_summary(path: Path) -> WheelSummary:
 
 
 def _locate_artifacts(outdir: Path, build: BuildResult) -> tuple[Path, Path | None]:
-    stem = canonicalize_name(build.project.name).replace("-", "_")
+    stem = build.project.import_name  # the wheel's name part is normalised the same way
     version = build.project.version
     wheels = sorted(outdir.glob(f"{stem}-{version}-*.whl"))
     if not wheels:
@@ -136,8 +131,7 @@ def pack_extension(
     argv = derive_build_command(root, target, isolation=isolation)
     code, output = runner(argv, root)
     if code != 0:
-        tail = [line for line in output.splitlines() if line.strip()][-OUTPUT_TAIL_LINES:]
-        shown = "\n".join(f"  {line}" for line in tail) or "  (no output)"
+        shown = derive_output_tail(output)
         hint = (
             ISOLATED_HINT
             if isolation

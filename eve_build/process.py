@@ -29,3 +29,12 @@ def run_subprocess(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
     except OSError as exc:
         return 127, str(exc)
     return completed.returncode, completed.stdout
+
+
+OUTPUT_TAIL_LINES = 20
+
+
+def derive_output_tail(output: str, lines: int = OUTPUT_TAIL_LINES) -> str:
+    """The last `lines` non-blank lines of `output`, indented for an error message."""
+    kept = [line for line in output.splitlines() if line.strip()][-lines:]
+    return "\n".join(f"  {line}" for line in kept) if kept else "  (no output)"

@@ -50,7 +50,6 @@ SKILLS = Slot("skills", "skill", "skill", "skills", None, "skill", None, True)
 SUBAGENTS = Slot("subagents", "subagent", "agent", "subagents", None, "subagent", None, True)
 
 SLOTS: tuple[Slot, ...] = (TOOLS, CHANNELS, CONNECTIONS, SCHEDULES, HOOKS, SKILLS, SUBAGENTS)
-MODULE_SLOTS: tuple[Slot, ...] = tuple(s for s in SLOTS if s.layout == "modules")
 SLOTS_BY_DIRECTORY = {slot.directory: slot for slot in SLOTS}
 
 EXTENSION_MODULE = "extension.py"

@@ -141,3 +141,8 @@ def test_eve_dev_on_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "is not a folder, so there is nothing to watch" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_source_folder_named_build_inside_the_agent_is_watched() -> None:
+    assert is_source_change(Path("agent/tools/build/deploy.py"))
+    assert not is_source_change(Path("build/eve/x.py"))

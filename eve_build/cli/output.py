@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -49,15 +48,3 @@ def run_core(action: Callable[[], T], *, json_output: bool = False) -> T:
         if exc.hint:
             echo_err(f"\nhint: {exc.hint}")
         raise typer.Exit(exc.exit_code) from None
-
-
-def fail_usage(message: str, hint: str = "") -> None:
-    """Exit 2 with a usage message (wrong arguments, not a failed build)."""
-    echo_err(f"error: {message}")
-    if hint:
-        echo_err(f"\nhint: {hint}")
-    raise typer.Exit(2)
-
-
-def stdout_is_tty() -> bool:
-    return sys.stdout.isatty()

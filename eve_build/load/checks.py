@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +111,7 @@ def check_extension(value: Extension, where: Where) -> tuple[Record | None, list
 
 def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagnostic]]:
     if isinstance(value, Dynamic):
-        return _check_dynamic(value, where), _dynamic_problems(value, where)
+        return {"dynamic": True}, _dynamic_problems(value, where)
     found: list[Diagnostic] = []
     if not isinstance(value.description, str) or not value.description.strip():
         found.append(where.error("tool/description-missing", "the tool has no description",
@@ -153,10 +154,6 @@ def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagno
     return record, found
 
 
-def _check_dynamic(value: Dynamic, where: Where) -> Record:  # noqa: ARG001 - uniform shape
-    return {"dynamic": True}
-
-
 def _dynamic_problems(value: Dynamic, where: Where) -> list[Diagnostic]:
     if callable(value.resolve):
         return []
@@ -196,7 +193,14 @@ def check_connection(value: Connection | Dynamic, where: Where) -> tuple[Record,
         found.append(where.error("connection/kind-invalid",
                                  f"the connection kind {value.kind!r} is not known",
                                  f"use one of {', '.join(CONNECTION_KINDS)}"))
-    headers = sorted(str(k) for k in (value.headers or {}))
+    raw_headers: object = value.headers
+    if raw_headers is not None and not isinstance(raw_headers, Mapping):
+        found.append(where.error("connection/headers-invalid",
+                                 f"the connection headers are {type(raw_headers).__name__}, not "
+                                 "a mapping of header names to values",
+                                 'pass `headers={"Authorization": env("TOKEN")}`'))
+        raw_headers = None
+    headers = sorted(str(k) for k in (raw_headers or {}))
     return {"dynamic": False, "kind": value.kind, "url": serialize_deferred(value.url),
             "headers": headers}, found
 

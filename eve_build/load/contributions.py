@@ -216,7 +216,9 @@ def _find_states(ctx: _Context) -> list[Record]:
         file = getattr(module, "__file__", None)
         if not file:
             continue
-        path = Path(file).resolve().relative_to(ctx.source.resolve()).as_posix()
+        # From the module name, not the file: a symlinked module may resolve elsewhere.
+        stem = name.removeprefix(prefix).replace(".", "/")
+        path = f"{stem}/__init__.py" if Path(file).name == "__init__.py" else f"{stem}.py"
         for value in vars(module).values():
             if not isinstance(value, State) or value.module not in ("", name):
                 continue

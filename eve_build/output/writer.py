@@ -43,12 +43,3 @@ def swap_into_place(staging: Path, target: Path) -> None:
         raise
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
-
-
-def read_tree(root: Path) -> dict[str, bytes]:
-    """Every file below `root` by relative POSIX path, sorted (for tests and goldens)."""
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import keyword
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +78,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
 ]:
     """Validate the tables an extension build needs; every problem is reported."""
     found: list[Diagnostic] = []
+    text = _text(root)
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     assert isinstance(project, dict)
     name = project.get("name")
@@ -83,6 +86,14 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     if not isinstance(name, str) or not name:
         found.append(error("project/name-missing", PYPROJECT, "`[project].name` is missing",
                            'add `name = "my-extension"` under `[project]`'))
+    else:
+        found.extend(
+            error("project/name-invalid", PYPROJECT, f"`[project].name` `{name}` {problem}",
+                  'use letters, digits and `-`, starting with a letter, e.g. `name = "acme-crm"`',
+                  line=find_key_line(text, "project", "name"))
+            for problem in find_distribution_name_problems(name)
+        )
+        name = name if not find_distribution_name_problems(name) else None
     if not isinstance(version, str):
         found.append(error("project/name-missing", PYPROJECT, "`[project].version` is missing",
                            'add `version = "0.1.0"` under `[project]` (eve needs a static '
@@ -113,10 +124,9 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
                            "`tool.eve.extension.external-dependencies` must be a list of strings",
                            'write it as `external-dependencies = ["grpcio"]`'))
         externals = []
-    found.extend(find_output_overlap(source, output, find_key_line(
-        (root / PYPROJECT).read_text(encoding="utf-8"), "tool.eve.extension", "output")))
+    found.extend(find_output_overlap(source, output,
+                                     find_key_line(text, "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
-    text = (root / PYPROJECT).read_text(encoding="utf-8") if (root / PYPROJECT).is_file() else ""
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -136,9 +146,38 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     ), []
 
 
+DISTRIBUTION_NAME = re.compile(r"^([a-z0-9]|[a-z0-9][a-z0-9._-]*[a-z0-9])$", re.IGNORECASE)
+RESERVED_OUTPUTS = ("dist", "tests", PYPROJECT)
+"""Folders that belong to wheels, tests or sources: a build must never replace them."""
+
+
+def find_distribution_name_problems(name: str) -> list[str]:
+    """Why `name` cannot name an extension package (its import name must be importable)."""
+    if not DISTRIBUTION_NAME.match(name):
+        return ["is not a valid distribution name (PEP 508)"]
+    import_name = derive_import_name(name)
+    if not import_name.isidentifier() or keyword.iskeyword(import_name):
+        return [f"gives the import name `{import_name}`, which is not a Python identifier"]
+    return []
+
+
+def _text(root: Path) -> str:
+    try:
+        return (root / PYPROJECT).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def find_output_overlap(source: str, output: str, line: int | None) -> list[Diagnostic]:
     """The output folder is replaced whole on each build: it must not hold the package."""
     out, src = Path(output), Path(source)
+    if out.parts and out.parts[0] in RESERVED_OUTPUTS:
+        return [error(
+            "project/option-invalid", PYPROJECT,
+            f"`tool.eve.extension.output` `{output}` is a folder that belongs to wheels, tests "
+            "or sources; each build replaces the output folder whole",
+            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
+        )]
     if out == Path() or out == src or src.is_relative_to(out) or out.is_relative_to(src):
         return [error(
             "project/option-invalid", PYPROJECT,

@@ -16,20 +16,11 @@ from pathlib import Path
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
-from eve_build.process import Runner
+from eve_build.process import Runner, derive_output_tail
 from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
 
-"""Runs `argv` in `cwd` and returns its exit code and its stdout and stderr, combined."""
-
-OUTPUT_TAIL_LINES = 20
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))
 """Used for the first commit only where the user has configured no identity."""
-
-
-def derive_output_tail(output: str, lines: int = OUTPUT_TAIL_LINES) -> str:
-    """The last `lines` non-blank lines of `output`, indented for an error message."""
-    kept = [line for line in output.splitlines() if line.strip()][-lines:]
-    return "\n".join(f"  {line}" for line in kept) if kept else "  (no output)"
 
 
 def run_step(runner: Runner, step: str, argv: Sequence[str], cwd: Path) -> str:

@@ -31,7 +31,8 @@ def discover_source(
     """Discover the slots under `source` (an extension source root or an agent folder)."""
     walk = Walk(source=source, display=display, package_root=package_root,
                  qualified=role == "agent")
-    files = discover_files(walk)
+    # Only an extension ships its files; an agent folder may hold anything (a venv...).
+    files = discover_files(walk) if role == "extension" else []
     tree = _discover_tree(walk, source, prefix="", path="", role=role)
     if role == "extension" and not (source / slots.EXTENSION_MODULE).is_file():
         walk.found.append(error(

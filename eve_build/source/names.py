@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import keyword
+
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import TOOL_NAME_LIMIT, TOOL_NAME_WARN, derive_identifier
@@ -38,6 +40,13 @@ def find_name_problems(tree: AgentTree, display: str) -> list[Diagnostic]:
                 f"keep tool names at {TOOL_NAME_WARN} characters or fewer",
             ))
         identifier = derive_identifier(entry.name)
+        if tree.path == "" and (not identifier.isidentifier() or keyword.iskeyword(identifier)):
+            found.append(error(
+                "discover/identifier-invalid", shown,
+                f"the tool name `{entry.name}` cannot be a Python name (`{identifier}`) in the "
+                "generated `tools` module", "start the file name with a letter and avoid "
+                "Python keywords, e.g. `two-fa.py` or `class_.py`",
+            ))
         other = by_identifier.get(identifier)
         if other is not None and other.name != entry.name:
             found.append(error(

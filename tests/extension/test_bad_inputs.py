@@ -139,3 +139,95 @@ def test_a_failed_write_is_a_diagnostic_and_keeps_the_previous_output(
 
     assert caught.value.diagnostics[0].code == "output/write-failed"
     assert read_files(root / "build" / "eve") == before
+
+
+@pytest.mark.parametrize(("output", "fragment"), [
+    ("dist", "belongs to wheels, tests or sources"),
+    ("tests/out", "belongs to wheels, tests or sources"),
+    ("pyproject.toml", "belongs to wheels, tests or sources"),
+])
+def test_outputs_that_belong_to_others_are_refused(
+    copy_fixture, output: str, fragment: str  # type: ignore[no-untyped-def]
+) -> None:
+    root = copy_fixture("extensions/acme-crm")
+    (root / "dist").mkdir()
+    (root / "dist" / "acme_crm-0.3.0-py3-none-any.whl").write_bytes(b"a wheel")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'output = "build/eve"', f'output = "{output}"'))
+    before = read_files(root)
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    assert fragment in caught.value.diagnostics[0].message
+    assert read_files(root) == before
+
+
+def test_an_output_folder_with_foreign_files_is_not_replaced(copy_fixture) -> None:  # type: ignore[no-untyped-def]
+    root = copy_fixture("extensions/gizmo")
+    build_extension(root)
+    (root / "build" / "eve" / "notes.txt").write_text("mine")
+    before = read_files(root / "build")
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [diagnostic] = caught.value.diagnostics
+    assert diagnostic.code == "output/foreign-files"
+    assert "`build/eve/notes.txt` was not written by eve-build" in diagnostic.message
+    assert read_files(root / "build") == before
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("Acme CRM", "not a valid distribution name"),
+    ("1crm", "not a Python identifier"),
+    ("import", "not a Python identifier"),
+])
+def test_project_names_that_cannot_be_imported_are_refused(
+    copy_fixture, name: str, problem: str  # type: ignore[no-untyped-def]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('name = "gizmo"', f'name = "{name}"'))
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.file, diagnostic.line) == (
+        "project/name-invalid", "pyproject.toml", 6)
+    assert problem in diagnostic.message
+    assert not (root / "build").exists()
+
+
+@pytest.mark.parametrize("stem", ["2fa", "class"])
+def test_tool_names_that_are_no_python_names_are_refused(
+    copy_fixture, stem: str  # type: ignore[no-untyped-def]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    tools = root / "extension" / "tools"
+    (tools / f"{stem}.py").write_text((tools / "spin.py").read_text())
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.file) == (
+        "discover/identifier-invalid", f"extension/tools/{stem}.py")
+
+
+def test_connection_headers_must_be_a_mapping(copy_fixture) -> None:  # type: ignore[no-untyped-def]
+    root = copy_fixture("extensions/gizmo")
+    (root / "extension" / "connections").mkdir()
+    (root / "extension" / "connections" / "api.py").write_text(
+        "from eve_build.sdk import define_connection\n"
+        "connection = define_connection(url='https://x', headers=5)\n"
+    )
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.file, diagnostic.line) == (
+        "connection/headers-invalid", "extension/connections/api.py", 2)
