@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
 
 MANIFEST_FILENAME = "_manifest.json"
+SOURCE_PACKAGE_DIR = "extension"  # the subpackage of a built extension holding its source
 DIST_INFO_MANIFEST = "eve-manifest.json"
 
 
@@ -96,6 +97,12 @@ def read_manifest(path: Path) -> Manifest:
     except (OSError, UnicodeDecodeError) as exc:
         raise ManifestError(f"the manifest at `{path}` cannot be read: {exc}", _REBUILD) from exc
     return parse_manifest(text)
+
+
+def derive_manifest_path(package_dir: Path) -> Path:
+    """Where the manifest of the import package at `package_dir` is:
+    `<package_dir>/extension/_manifest.json`."""
+    return package_dir / SOURCE_PACKAGE_DIR / MANIFEST_FILENAME
 
 
 def serialize_manifest(manifest: Manifest) -> str:

@@ -26,6 +26,7 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
           json_output: bool = JSON_OPTION) -> None:
     """Build the workspace's extensions and compile the agent into `.eve/`."""
     from eve_build.consumer.build import build_agent
+    from eve_build.consumer.compiled import walk_trees
     from eve_build.diagnostics import summarize
 
     result = run_core(lambda: build_agent(path, agent), json_output=json_output)
@@ -45,7 +46,7 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
-    mounts = sum(len(t.mounts) for t in _walk(root))
+    mounts = sum(len(t.mounts) for t in walk_trees(root))
     echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
          f"{_count(mounts, 'mount')}) into "
          f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
@@ -97,13 +98,6 @@ def _diagnostics(data: dict[str, Any]) -> list[Any]:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _walk(tree: Any) -> list[Any]:
-    trees = [tree]
-    for sub in tree.subagents:
-        trees.extend(_walk(sub))
-    return trees
 
 
 def _shown(path: Path) -> str:

@@ -95,10 +95,10 @@ def migrate(
     path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
 ) -> None:
     """Move package-prefixed state keys to the mount that owns them (atomically)."""
+    from eve_build.consumer.compiled import walk_trees
     from eve_build.runtime.loader import read_compiled_agent
     from eve_build.runtime.migration import migrate_snapshot
     from eve_build.runtime.snapshot import read_snapshot, write_snapshot
-    from eve_build.runtime.surface import walk_trees
 
     target = output or snapshot
 

@@ -17,7 +17,7 @@ from eve_build.consumer.app import App
 from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.consumer.mounts import MountSite
 from eve_build.consumer.overrides import Override, load_override, load_skill_override
-from eve_build.consumer.resolve import dotted
+from eve_build.consumer.resolve import dotted, read_instructions
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.load import checks
 from eve_build.load.checks import Where
@@ -191,9 +191,10 @@ def _instructions(app: App, directory: DirectoryMount, loaded: LoadedModules,
                               "file": f"{app.display}{path}"}
     target = files.instructions.setdefault(site.mount_path, [])
     if relative.endswith(".md"):
-        text = (folder / relative).read_text(encoding="utf-8")
-        target.append(CompiledInstructions(kind="markdown", text=text, **common))
-        return []
+        text, found = read_instructions(folder / relative, common["file"])
+        if text is not None:
+            target.append(CompiledInstructions(kind="markdown", text=text, **common))
+        return found
     module = loaded.modules.get(path)
     value = getattr(module, slots.INSTRUCTIONS_ATTRIBUTE, None) if module else None
     if module is None:

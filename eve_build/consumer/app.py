@@ -100,3 +100,11 @@ def _locate_named(start: Path, agent: str) -> App:
 
 def _listed(names: list[str]) -> str:
     return ", ".join(f"`{n}`" for n in names)
+
+
+def derive_shown(path: Path, app_root: Path) -> str:
+    """How messages name `path`: relative to the app root when inside it, else absolute."""
+    try:
+        return path.relative_to(app_root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

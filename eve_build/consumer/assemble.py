@@ -9,7 +9,9 @@ package hooks before the hooks added beside its directory mount.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from eve_build._version import __version__
 from eve_build.consumer.agent_files import AgentFiles
@@ -18,11 +20,12 @@ from eve_build.consumer.compiled import (
     AGENT_PACKAGE,
     CompiledAgent,
     CompiledContribution,
+    CompiledInstructions,
     CompiledMount,
     CompiledState,
 )
 from eve_build.consumer.evaluate import EvaluatedMount
-from eve_build.consumer.overrides import apply_overrides
+from eve_build.consumer.overrides import Override, apply_overrides
 from eve_build.consumer.resolve import (
     ITEM_SLOTS,
     Origin,
@@ -34,6 +37,8 @@ from eve_build.consumer.resolve import (
     find_draft,
 )
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.manifest import Manifest
+from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import derive_state_key
 
@@ -45,21 +50,22 @@ def assemble_agent(app: App, files: AgentFiles, mounts: list[EvaluatedMount],
                     source="agent")
     record = files.record
     agent = files.agent
+    found: list[Diagnostic] = []
     root = TreeDraft(
         path="", description=agent.description if agent else None,
         model=agent.model if agent else None,
         agent_module=f"{AGENT_PACKAGE}.{dotted('agent.py')}" if agent else None,
-        instructions=derive_instructions(record, origin),
+        instructions=derive_instructions(record, origin, found),
         items=derive_items(record, origin, prefixed=False),
-        subagents=derive_subagents(record, origin, "", prefixed=False),
+        subagents=derive_subagents(record, origin, "", found, prefixed=False),
+        states=derive_states(record, mount_path="", package=""),
     )
-    found: list[Diagnostic] = []
     order = sorted(mounts, key=lambda m: (m.located.site.depth, m.located.site.tree_path,
                                           m.located.site.namespace))
     for mount in order:
         draft = find_draft(root, mount.located.site.tree_path)
         if draft is not None:
-            found.extend(_add_mount(draft, mount, files))
+            found.extend(_add_evaluated(draft, mount, files))
     found.extend(find_route_conflicts(root, {m.located.site.mount_path: m.located.site.shown
                                              for m in mounts}))
     compiled = CompiledAgent(built_with_eve=__version__, agent_dir=app.agent_dir_name,
@@ -67,42 +73,75 @@ def assemble_agent(app: App, files: AgentFiles, mounts: list[EvaluatedMount],
     return compiled, found
 
 
-def _add_mount(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles) -> list[Diagnostic]:
+def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles
+                   ) -> list[Diagnostic]:
     located = mount.located
     site, manifest = located.site, located.manifest
+    compiled = derive_compiled_mount(
+        manifest, namespace=site.namespace, mount_path=site.mount_path, file=site.shown,
+        module=site.module, source_backed=located.source_backed, config=mount.config.data,
+        parent_mount=site.parent.mount_path if site.parent else None,
+    )
+    return add_mount(draft, compiled, manifest, located.package_dir,
+                     overrides=files.overrides.get(site.mount_path, []),
+                     hooks=files.hooks.get(site.mount_path, []),
+                     instructions=files.instructions.get(site.mount_path, []))
+
+
+def derive_compiled_mount(manifest: Manifest, *, namespace: str, mount_path: str, file: str,
+                          module: str, source_backed: bool, config: dict[str, Any],
+                          parent_mount: str | None = None) -> CompiledMount:
+    """The compiled record of one mount of the package `manifest` describes."""
+    package = manifest.package
+    return CompiledMount(
+        namespace=namespace, mount_path=mount_path, file=file, module=module,
+        package=package.name, import_name=package.import_name, version=package.version,
+        built_with_eve=manifest.built_with_eve,
+        requires={k: int(v) for k, v in manifest.requires.items()},
+        source_backed=source_backed, config=config, config_schema=manifest.config,
+        parent_mount=parent_mount,
+    )
+
+
+def add_mount(draft: TreeDraft, mount: CompiledMount, manifest: Manifest, package_dir: Path, *,
+              overrides: Sequence[Override] = (), hooks: Sequence[CompiledContribution] = (),
+              instructions: Sequence[CompiledInstructions] = ()) -> list[Diagnostic]:
+    """Add one mount's contributions (prefixed, overridden), instructions, subagents and
+    states to `draft`; `package_dir` is the import package (`.../acme_crm`).
+
+    Overrides, hooks and instructions are the agent's own, beside the mount.
+    """
+    found: list[Diagnostic] = []
     origin = Origin(
-        namespace=site.namespace, mount_path=site.mount_path,
-        module_base=f"{located.import_name}.{SOURCE_PACKAGE}",
-        file_base=f"{located.import_name}/{SOURCE_PACKAGE}/",
-        text_root=located.package_dir / SOURCE_PACKAGE,
-        identity_base=f"{located.import_name}:", source="package",
+        namespace=Namespace(mount.namespace), mount_path=mount.mount_path,
+        module_base=f"{mount.import_name}.{SOURCE_PACKAGE}",
+        file_base=f"{mount.import_name}/{SOURCE_PACKAGE}/",
+        text_root=package_dir / SOURCE_PACKAGE,
+        identity_base=f"{mount.import_name}:", source="package",
     )
     record = manifest.contributions
     items = derive_items(record, origin, prefixed=True)
-    found = apply_overrides(items, files.overrides.get(site.mount_path, []),
-                            namespace=site.namespace, package=manifest.package.name)
-    items["hooks"].extend(files.hooks.get(site.mount_path, []))
+    found.extend(apply_overrides(items, list(overrides), namespace=mount.namespace,
+                                 package=mount.package))
+    items["hooks"].extend(hooks)
     for slot in ITEM_SLOTS:
         draft.items[slot.directory].extend(items[slot.directory])
-    draft.instructions.extend([*derive_instructions(record, origin),
-                               *files.instructions.get(site.mount_path, [])])
-    draft.subagents.extend(derive_subagents(record, origin, draft.path, prefixed=True))
-    draft.mounts.append(CompiledMount(
-        namespace=site.namespace, mount_path=site.mount_path, file=site.shown,
-        module=site.module, package=manifest.package.name, import_name=located.import_name,
-        version=manifest.package.version, built_with_eve=manifest.built_with_eve,
-        requires={k: int(v) for k, v in manifest.requires.items()},
-        source_backed=located.source_backed, config=mount.config.data,
-        config_schema=manifest.config,
-        parent_mount=site.parent.mount_path if site.parent else None,
-    ))
-    draft.states.extend(
-        CompiledState(key=derive_state_key(site.mount_path, str(state["name"])),
-                      mount_path=site.mount_path, name=str(state["name"]),
-                      package=manifest.package.name)
-        for state in record.get("states", []) if isinstance(state, dict)
-    )
+    draft.instructions.extend([*derive_instructions(record, origin, found), *instructions])
+    draft.subagents.extend(derive_subagents(record, origin, draft.path, found, prefixed=True))
+    draft.mounts.append(mount)
+    draft.states.extend(derive_states(record, mount_path=mount.mount_path,
+                                      package=mount.package))
     return found
+
+
+def derive_states(record: dict[str, Any], *, mount_path: str, package: str
+                  ) -> list[CompiledState]:
+    """The record's define_state() values, keyed by the mount path ("" for the agent)."""
+    return [
+        CompiledState(key=derive_state_key(mount_path, str(state["name"])),
+                      mount_path=mount_path, name=str(state["name"]), package=package)
+        for state in record.get("states", []) if isinstance(state, dict)
+    ]
 
 
 def find_route_conflicts(root: TreeDraft, mount_files: dict[str, str]) -> list[Diagnostic]:

@@ -15,8 +15,7 @@ from pathlib import Path
 from eve_build.capabilities import find_incompatibilities
 from eve_build.consumer.mounts import MountSite
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.manifest import MANIFEST_FILENAME, Manifest, ManifestError, read_manifest
-from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
 
 _CODES = {
     "dropped": "compat/capability-dropped",
@@ -31,11 +30,12 @@ def check_package(
 ) -> tuple[Manifest | None, list[Diagnostic]]:
     """Read the package's manifest and find everything that keeps it from being mounted."""
     where = f"`{site.shown}` mounts `{import_name}` (`{shown_dir}`)"
-    path = package_dir / SOURCE_PACKAGE / MANIFEST_FILENAME
+    path = derive_manifest_path(package_dir)
     if not path.is_file():
         return None, [error(
             "compat/manifest-missing", site.shown,
-            f"{where}, which has no compatibility manifest `{SOURCE_PACKAGE}/{MANIFEST_FILENAME}`"
+            f"{where}, which has no compatibility manifest "
+            f"`{path.relative_to(package_dir).as_posix()}`"
             ": it is not a built eve extension",
             f"build the extension (`eve extension build`) or reinstall it; if `{import_name}` "
             "is not an eve extension, mount the right package", line=line,

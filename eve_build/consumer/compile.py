@@ -86,7 +86,7 @@ def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledA
     collected.extend(found)
     directories, found = discover_directory_mounts(sites, app)
     collected.extend(found)
-    located, found = locate_mounts(sites, outputs, outputs, app.root)
+    located, found = locate_mounts(sites, outputs, app.root)
     collected.extend(found)
     if collected.has_errors:
         return None  # compatibility before code: nothing was imported

@@ -116,6 +116,14 @@ class CompiledAgent(_Model):
     root: CompiledTree
 
 
+def walk_trees(tree: CompiledTree) -> list[CompiledTree]:
+    """`tree` and every subagent tree below it, depth first, parents before children."""
+    trees = [tree]
+    for sub in tree.subagents:
+        trees.extend(walk_trees(sub))
+    return trees
+
+
 def serialize_compiled(agent: CompiledAgent) -> str:
     return json.dumps(agent.model_dump(by_alias=True), indent=2, ensure_ascii=False) + "\n"
 

@@ -4,6 +4,11 @@
 below them is skipped) and recorded as `{"$env": NAME}`. A missing required field is
 still an error: nothing could supply it later. Messages name the mount file, the field
 and the problem, and never the value given: it may be a secret.
+
+At build time (`defer_factories=True`) a field's `default_factory` is not called (it
+may read the environment): such a field not given by the mount is left out of the
+recorded config and holds None in the build-time value; the factory runs when the
+agent loads. Plain `default` values are recorded.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
+from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from eve_build.diagnostics import Diagnostic, error, warning
@@ -32,7 +38,7 @@ class BoundConfig:
 
 def validate_config(
     model: type[BaseModel] | None, given: Mapping[str, Any], *, shown: str, package: str,
-    line: int | None,
+    line: int | None, defer_factories: bool = False,
 ) -> tuple[BoundConfig | None, list[Diagnostic]]:
     config = dict(given)
     if model is None:
@@ -48,8 +54,10 @@ def validate_config(
     stripped = strip_paths(config, deferred)
     found: list[Diagnostic] = []
     instance: BaseModel | None = None
+    factories = _factory_fields(model) if defer_factories else {}
+    checked = _without_factories(model, factories)
     try:
-        instance = model.model_validate(stripped)
+        instance = checked.model_validate(stripped)
     except Exception as exc:  # a validator may raise anything; pydantic wraps only some
         if not isinstance(exc, ValidationError):
             return None, [error(
@@ -71,12 +79,13 @@ def validate_config(
             )]
     found.extend(_unknown_fields(model, config, shown, package, line))
     if instance is not None:
-        data = instance.model_dump(mode="json", by_alias=True)
+        unset = {name for name in factories if name not in instance.model_fields_set}
+        data = instance.model_dump(mode="json", by_alias=True, exclude=unset)
         value: Any = instance.model_copy(update={k: v for k, v in config.items()
                                                  if (k,) in deferred})
     else:
         data = {**_defaults(model), **to_jsonable_python(stripped)}
-        value = model.model_construct(**config)
+        value = checked.model_construct(**config)
     data.update({k: v for k, v in serialize_deferred(config).items() if _has_env(config[k])})
     order = [info.alias or name for name, info in model.model_fields.items()]
     data = {k: data[k] for k in sorted(data, key=lambda k: (k not in order, order.index(k)
@@ -129,10 +138,32 @@ def _unknown_fields(model: type[BaseModel], config: dict[str, Any], shown: str, 
 
 
 def _defaults(model: type[BaseModel]) -> dict[str, Any]:
+    """The plain `default` values (a `default_factory` is never called here)."""
     return {
-        (info.alias or name): to_jsonable_python(info.get_default(call_default_factory=True))
-        for name, info in model.model_fields.items() if not info.is_required()
+        (info.alias or name): to_jsonable_python(info.default)
+        for name, info in model.model_fields.items()
+        if not info.is_required() and info.default_factory is None
     }
+
+
+def _factory_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    return {name: info for name, info in model.model_fields.items()
+            if info.default_factory is not None}
+
+
+def _without_factories(model: type[BaseModel], factories: Mapping[str, FieldInfo]
+                       ) -> type[BaseModel]:
+    """A subclass of `model` whose factory fields default to None (not validated)."""
+    if not factories:
+        return model
+    fields: dict[str, Any] = {
+        name: (info.annotation, FieldInfo.merge_field_infos(
+            info, default=None, default_factory=None, validate_default=False))
+        for name, info in factories.items()
+    }
+    derived: type[BaseModel] = create_model(
+        model.__name__, __base__=model, __module__=model.__module__, **fields)
+    return derived
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:

@@ -94,7 +94,7 @@ def _evaluate(mount: LocatedMount, parent: EvaluatedMount | None
             line=mount.line,
         )]
     config, found = validate_config(extension.config_model, value.config, shown=site.shown,
-                                    package=name, line=mount.line)
+                                    package=name, line=mount.line, defer_factories=True)
     if config is None:
         return None, found
     return EvaluatedMount(mount, extension, config), found

@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 
 from eve_build._version import __version__
-from eve_build.manifest import MANIFEST_FILENAME, Manifest, ManifestError, read_manifest
+from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.discover import discover_source
@@ -22,7 +22,7 @@ GENERATED_FILES = ("__init__.py", "__init__.pyi", "tools/__init__.py", "tools/__
 
 
 def locate_manifest(project: ExtensionProject) -> Path:
-    return project.output_dir / project.import_name / SOURCE_PACKAGE / MANIFEST_FILENAME
+    return derive_manifest_path(project.output_dir / project.import_name)
 
 
 def try_read_current_manifest(project: ExtensionProject) -> Manifest | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.consumer.compile import compile_agent
-from eve_build.consumer.compiled import CompiledAgent, CompiledTree
+from eve_build.consumer.compiled import CompiledAgent, CompiledTree, walk_trees
 from eve_build.diagnostics import Diagnostics, summarize
 
 
@@ -25,7 +25,7 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics) -> dic
         "status": "failed" if compiled is None else "ready",
         "diagnostics": summarize(diagnostics.sorted()),
     }
-    trees = _walk(compiled.root) if compiled else []
+    trees = walk_trees(compiled.root) if compiled else []
     root = compiled.root if compiled else None
     info["instructions"] = [
         {"mount": i.mount, "kind": i.kind, "file": i.file} for i in (root.instructions if root
@@ -50,13 +50,6 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics) -> dic
         for t in trees for m in t.mounts
     ]
     return info
-
-
-def _walk(tree: CompiledTree) -> list[CompiledTree]:
-    trees = [tree]
-    for sub in tree.subagents:
-        trees.extend(_walk(sub))
-    return trees
 
 
 def _schemas(tree: CompiledTree) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from eve_build.consumer.app import App
 from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import Namespace, derive_namespace, find_segment_problems
+from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.source.layout import AgentTree
 
 MAX_NESTING = 8
@@ -88,7 +89,7 @@ def derive_nested_sites(
     """Mounts inside the subagents an extension contributes, from its manifest."""
     sites: list[MountSite] = []
     found: list[Diagnostic] = []
-    source = package_dir / "extension"
+    source = package_dir / SOURCE_PACKAGE
     for record in _subagent_records(contributions):
         inner = record.get("contributions")
         listed = inner.get("mounts", []) if isinstance(inner, dict) else []
@@ -109,8 +110,9 @@ def derive_nested_sites(
         for rel in mounts:
             head, namespace, _ = _split(rel)
             candidates.append(MountSite(
-                namespace=namespace, file=source / rel, shown=f"{import_name}/extension/{rel}",
-                module=f"{import_name}.extension.{_dotted(rel)}",
+                namespace=namespace, file=source / rel,
+                shown=f"{import_name}/{SOURCE_PACKAGE}/{rel}",
+                module=f"{import_name}.{SOURCE_PACKAGE}.{_dotted(rel)}",
                 mount_path=f"{parent.mount_path}/{head}{slots.MOUNTS_DIRECTORY}/{namespace}",
                 tree_path=tree_path, parent=parent, depth=parent.depth + 1,
             ))

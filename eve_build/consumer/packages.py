@@ -14,13 +14,11 @@ from dataclasses import dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
 
+from eve_build.consumer.app import derive_shown
 from eve_build.consumer.compatibility import check_package
 from eve_build.consumer.mounts import MountSite, derive_nested_sites, parse_mount_file
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.manifest import MANIFEST_FILENAME, Manifest
-from eve_build.output.generate import SOURCE_PACKAGE
-
-MANIFEST_PATH = f"{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"
+from eve_build.manifest import Manifest, derive_manifest_path
 
 
 @dataclass(frozen=True)
@@ -36,10 +34,13 @@ class LocatedMount:
 
 
 def locate_mounts(
-    sites: list[MountSite], search_path: list[Path], source_outputs: list[Path], app_root: Path
+    sites: list[MountSite], source_outputs: list[Path], app_root: Path
 ) -> tuple[list[LocatedMount], list[Diagnostic]]:
-    """Every mount (nested ones after their parent) with its checked package."""
-    paths = [str(p) for p in search_path] + [p for p in sys.path if isinstance(p, str)]
+    """Every mount (nested ones after their parent) with its checked package.
+
+    Packages are looked up in `source_outputs` (the workspace extensions' output
+    folders) first, then on `sys.path`."""
+    paths = [str(p) for p in source_outputs] + [p for p in sys.path if isinstance(p, str)]
     located: list[LocatedMount] = []
     found: list[Diagnostic] = []
     queue = deque(sites)
@@ -64,9 +65,9 @@ def _locate(
     if source is None:
         return None, found
     candidates = [(m, d) for m in source.modules if (d := try_locate_package(m, paths))]
-    with_manifest = [(m, d) for m, d in candidates if (d / MANIFEST_PATH).is_file()]
+    with_manifest = [(m, d) for m, d in candidates if derive_manifest_path(d).is_file()]
     for module, package_dir in (with_manifest or candidates)[:1]:
-        shown = _shown(package_dir, app_root)
+        shown = derive_shown(package_dir, app_root)
         manifest, found = check_package(site, module, package_dir, shown, source.line)
         if manifest is None:
             return None, found
@@ -92,10 +93,3 @@ def try_locate_package(module: str, paths: list[str]) -> Path | None:
         return None
     locations = list(spec.submodule_search_locations)
     return Path(locations[0]).resolve() if locations else None
-
-
-def _shown(path: Path, app_root: Path) -> str:
-    try:
-        return path.relative_to(app_root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -23,6 +23,7 @@ from eve_build.consumer.compiled import (
     CompiledTree,
     Source,
 )
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import Namespace, derive_qualified
 
 ITEM_SLOTS = tuple(s for s in slots.SLOTS if s.layout != "subagents")
@@ -105,7 +106,23 @@ def derive_items(record: dict[str, Any], origin: Origin, *,
     }
 
 
-def derive_instructions(record: dict[str, Any], origin: Origin) -> list[CompiledInstructions]:
+def read_instructions(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
+    """The text of a markdown instructions file, or why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8"), []
+    except UnicodeDecodeError as exc:
+        reason = f"it is not UTF-8 text (byte {exc.start + 1} cannot be decoded)"
+        hint = f"save `{shown}` as UTF-8"
+    except OSError as exc:
+        reason = f"it cannot be read: {exc.strerror or type(exc).__name__}"
+        hint = f"check that `{shown}` exists and is readable"
+    return None, [error("agent/instructions-unreadable", shown,
+                        f"the instructions `{shown}` cannot be used: {reason}", hint)]
+
+
+def derive_instructions(record: dict[str, Any], origin: Origin, found: list[Diagnostic]
+                        ) -> list[CompiledInstructions]:
+    """The record's instructions; a markdown file that cannot be read is added to `found`."""
     value = record.get("instructions")
     if not isinstance(value, dict) or not isinstance(value.get("file"), str):
         return []
@@ -115,12 +132,13 @@ def derive_instructions(record: dict[str, Any], origin: Origin) -> list[Compiled
     if value.get("kind") == "dynamic":
         return [CompiledInstructions(kind="dynamic", module=f"{origin.module_base}."
                                      f"{dotted(file)}", **common)]
-    text = (origin.text_root / file).read_text(encoding="utf-8")
-    return [CompiledInstructions(kind="markdown", text=text, **common)]
+    text, problems = read_instructions(origin.text_root / file, common["file"])
+    found.extend(problems)
+    return [] if text is None else [CompiledInstructions(kind="markdown", text=text, **common)]
 
 
-def derive_subagents(record: dict[str, Any], origin: Origin, parent_path: str, *,
-                     prefixed: bool) -> list[TreeDraft]:
+def derive_subagents(record: dict[str, Any], origin: Origin, parent_path: str,
+                     found: list[Diagnostic], *, prefixed: bool) -> list[TreeDraft]:
     """Subagent drafts; at a mount's top level their names get the namespace prefix."""
     drafts: list[TreeDraft] = []
     for sub in record.get("subagents", []):
@@ -136,10 +154,10 @@ def derive_subagents(record: dict[str, Any], origin: Origin, parent_path: str, *
             path=path, name=name, description=sub.get("description"), model=sub.get("model"),
             agent_module=f"{origin.module_base}.{dotted(file)}" if isinstance(file, str)
             else None, mount=origin.namespace,
-            instructions=derive_instructions(inner, origin),
+            instructions=derive_instructions(inner, origin, found),
             items=derive_items(inner, origin, prefixed=False),
         )
-        draft.subagents = derive_subagents(inner, origin, path, prefixed=False)
+        draft.subagents = derive_subagents(inner, origin, path, found, prefixed=False)
         drafts.append(draft)
     return drafts
 

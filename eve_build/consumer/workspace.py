@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eve_build.consumer.app import derive_shown
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.project.pyproject import PYPROJECT
 
@@ -70,7 +71,7 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
     root = try_find_workspace_root(app_root)
     if root is None:
         return None, []
-    shown = _shown(root / PYPROJECT, app_root)
+    shown = derive_shown(root / PYPROJECT, app_root)
     data = _read_toml(root / PYPROJECT)
     table = _table(data, "tool", "uv", "workspace")
     if data is None or table is None:
@@ -103,10 +104,3 @@ def _expand(root: Path, members: list[str], exclude: list[str]) -> list[Path]:
             if resolved.is_dir() and (resolved / PYPROJECT).is_file() and resolved not in excluded:
                 found.add(resolved)
     return sorted(found)
-
-
-def _shown(path: Path, app_root: Path) -> str:
-    try:
-        return path.relative_to(app_root).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from eve_build.consumer.compiled import CompiledAgent
+from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.runtime import calls
@@ -23,7 +23,7 @@ from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
-from eve_build.runtime.surface import Surface, walk_trees
+from eve_build.runtime.surface import Surface
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.hooks import Event

@@ -23,13 +23,14 @@ from eve_build.consumer.compiled import (
     COMPILED_PATH,
     CompiledAgent,
     read_compiled,
+    walk_trees,
 )
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
-from eve_build.runtime.surface import Resolver, Surface, walk_trees
+from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount

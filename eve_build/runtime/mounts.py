@@ -10,9 +10,11 @@ import importlib
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
+from eve_build import slots
 from eve_build.consumer.compiled import CompiledMount
 from eve_build.consumer.config import validate_config as check_config
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import Binding, bind
 from eve_build.sdk.definitions import Extension
 from eve_build.sdk.env import ENV_MARKER, Env, is_env_json, resolve_env
@@ -104,8 +106,10 @@ def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str
 
 def load_extension(compiled: CompiledMount) -> Extension:
     """`<import>.extension.extension`, the extension's own definition."""
+    dotted = (f"{compiled.import_name}.{SOURCE_PACKAGE}."
+              f"{slots.EXTENSION_MODULE.removesuffix('.py')}")
     try:
-        module = importlib.import_module(f"{compiled.import_name}.extension.extension")
+        module = importlib.import_module(dotted)
     except Exception as exc:  # user code may raise anything
         raise MountError([error(
             "runtime/extension-failed", compiled.file,
@@ -113,11 +117,11 @@ def load_extension(compiled: CompiledMount) -> Extension:
             f"{type(exc).__name__}: {exc}",
             f"install `{compiled.package}` in this environment, or build it again",
         )]) from None
-    extension = getattr(module, "extension", None)
+    extension = getattr(module, slots.EXTENSION_ATTRIBUTE, None)
     if not isinstance(extension, Extension):
         raise MountError([error(
             "runtime/extension-failed", compiled.file,
-            f"`{compiled.import_name}.extension.extension` has no define_extension()",
+            f"`{dotted}` has no define_extension()",
             f"rebuild `{compiled.package}`",
         )])
     return extension

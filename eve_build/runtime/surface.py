@@ -15,22 +15,13 @@ from typing import Any
 
 from eve_build.consumer.compiled import CompiledContribution, CompiledTree
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.runtime.pipeline import HookEntry, HookPipeline
 from eve_build.runtime.tools import ToolEntry
 from eve_build.runtime.trace import HookSource
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Dynamic, Hook, Tool
-
-
-def walk_trees(root: CompiledTree) -> list[CompiledTree]:
-    """The root tree and every subagent tree, breadth first."""
-    trees, queue = [], [root]
-    while queue:
-        tree = queue.pop(0)
-        trees.append(tree)
-        queue.extend(tree.subagents)
-    return trees
 
 
 @dataclass(frozen=True)
@@ -113,7 +104,7 @@ class Resolver:
         import_name = self.imports.get(item.mount_path or "")
         if item.source != "package" and import_name and package_file.endswith(".py"):
             dotted = package_file.removesuffix(".py").replace("/", ".")
-            original = sys.modules.get(f"{import_name}.extension.{dotted}")
+            original = sys.modules.get(f"{import_name}.{SOURCE_PACKAGE}.{dotted}")
             target = getattr(original, item.attribute or "", None)
             if target is not None and not getattr(target, "identity", "x"):
                 object.__setattr__(target, "identity", item.identity)

@@ -31,8 +31,6 @@ TRANSFORM = "transform"
 HANDLED = "handled"
 """A `message.received` handler answered the message: the chain stops."""
 
-OUTCOMES = (PROCEED, REWRITE, BLOCKED, TIMEOUT, ERROR, TRANSFORM, HANDLED)
-
 logger = logging.getLogger("eve_build.runtime")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
 
@@ -74,7 +72,3 @@ def derive_timeout_reason(source: HookSource, budget: float) -> str:
 def derive_error_reason(source: HookSource, error: BaseException) -> str:
     return f"{source.describe()} raised {type(error).__name__}: {error}"
 
-
-def find_warnings(trace: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[str]:
-    """The slow-handler warnings of a trace, in order."""
-    return [str(entry["warning"]) for entry in trace if "warning" in entry]

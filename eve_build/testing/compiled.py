@@ -2,8 +2,8 @@
 
 `eve build` compiles a whole agent folder. The harness mounts built extensions
 without one, so it derives the same `CompiledAgent` from each extension's manifest
-with the consumer's own resolution (`eve_build.consumer.resolve`): the same names,
-prefixes, subagent paths, hook order and state keys as `eve build`.
+with the consumer's own assembly (`eve_build.consumer.assemble.add_mount`): the same
+names, prefixes, subagent paths, hook order and state keys as `eve build`.
 """
 
 from __future__ import annotations
@@ -14,24 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from eve_build._version import __version__
-from eve_build.consumer.compiled import (
-    AGENT_PACKAGE,
-    CompiledAgent,
-    CompiledMount,
-    CompiledState,
-)
-from eve_build.consumer.resolve import (
-    ITEM_SLOTS,
-    Origin,
-    TreeDraft,
-    derive_instructions,
-    derive_items,
-    derive_subagents,
-)
+from eve_build.consumer.assemble import add_mount, derive_compiled_mount
+from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledAgent
+from eve_build.consumer.resolve import TreeDraft
+from eve_build.diagnostics import Diagnostic
+from eve_build.errors import DiagnosticsError
 from eve_build.manifest import Manifest
-from eve_build.naming import Namespace
-from eve_build.output.generate import SOURCE_PACKAGE
-from eve_build.sdk.binding import derive_state_key
 from eve_build.sdk.env import serialize_deferred
 
 AGENT_DIR = "agent"
@@ -52,41 +40,24 @@ class MountSource:
 
 
 def derive_compiled_agent(mounts: Sequence[MountSource]) -> CompiledAgent:
-    """Each source mounted at `extensions/<namespace>` of an otherwise empty agent."""
+    """Each source mounted at `extensions/<namespace>` of an otherwise empty agent.
+
+    Raises DiagnosticsError when a mounted package's files cannot be used.
+    """
     root = TreeDraft(path="")
+    found: list[Diagnostic] = []
     for source in sorted(mounts, key=lambda m: m.namespace):  # hooks run in namespace order
-        _add_mount(root, source)
+        package = source.manifest.package
+        compiled = derive_compiled_mount(
+            source.manifest, namespace=source.namespace, mount_path=source.mount_path,
+            file=f"{AGENT_DIR}/{source.mount_path}.py",
+            module=f"{AGENT_PACKAGE}.{source.mount_path.replace('/', '.')}",
+            source_backed=False, config=serialize_deferred(dict(source.config)),
+        )
+        found.extend(add_mount(root, compiled, source.manifest,
+                               source.output_dir / package.import_name))
+    if any(d.is_error for d in found):
+        raise DiagnosticsError("cannot mount the extension", found)
     return CompiledAgent(
         built_with_eve=__version__, agent_dir=AGENT_DIR, root=root.freeze(),
         sys_path=list(dict.fromkeys(str(m.output_dir.resolve()) for m in mounts)))
-
-
-def _add_mount(root: TreeDraft, source: MountSource) -> None:
-    manifest, package = source.manifest, source.manifest.package
-    origin = Origin(
-        namespace=Namespace(source.namespace), mount_path=source.mount_path,
-        module_base=f"{package.import_name}.{SOURCE_PACKAGE}",
-        file_base=f"{package.import_name}/{SOURCE_PACKAGE}/",
-        text_root=source.output_dir / package.import_name / SOURCE_PACKAGE,
-        identity_base=f"{package.import_name}:", source="package",
-    )
-    record = manifest.contributions
-    items = derive_items(record, origin, prefixed=True)
-    for slot in ITEM_SLOTS:
-        root.items[slot.directory].extend(items[slot.directory])
-    root.instructions.extend(derive_instructions(record, origin))
-    root.subagents.extend(derive_subagents(record, origin, root.path, prefixed=True))
-    root.mounts.append(CompiledMount(
-        namespace=source.namespace, mount_path=source.mount_path,
-        file=f"{AGENT_DIR}/{source.mount_path}.py",
-        module=f"{AGENT_PACKAGE}.{source.mount_path.replace('/', '.')}",
-        package=package.name, import_name=package.import_name, version=package.version,
-        built_with_eve=manifest.built_with_eve,
-        requires={k: int(v) for k, v in manifest.requires.items()}, source_backed=False,
-        config=serialize_deferred(dict(source.config)), config_schema=manifest.config,
-    ))
-    root.states.extend(
-        CompiledState(key=derive_state_key(source.mount_path, str(state["name"])),
-                      mount_path=source.mount_path, name=str(state["name"]),
-                      package=package.name)
-        for state in record.get("states", []) if isinstance(state, dict))

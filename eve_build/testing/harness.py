@@ -56,6 +56,7 @@ class AgentHarness:
 
     async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
                     approve: Approve = None, subagent: str | None = None) -> ToolResult:
+        """`call` for code that runs in an event loop."""
         return await self.agent.acall_tool(self.tool_name(tool, subagent), arguments,
                                            subagent=subagent,
                                            approver=derive_approver(approve))
@@ -130,8 +131,8 @@ def load_extension(
     values = {**dict(config or {}), **fields}
     built = _raise_readably(lambda: build_extension(Path(path)))
     namespace = built.project.import_name
-    compiled = derive_compiled_agent(
-        [MountSource(namespace, built.manifest, built.output_dir, values)])
+    compiled = _raise_readably(lambda: derive_compiled_agent(
+        [MountSource(namespace, built.manifest, built.output_dir, values)]))
     app_root = Path(tempfile.mkdtemp(prefix="eve-test-"))
     (app_root / compiled.agent_dir).mkdir()
     mount = Mount(package=built.project.name, import_name=namespace,

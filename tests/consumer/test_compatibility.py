@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+from eve_build.consumer.build import build_agent
 from eve_build.extension_build import build_extension
+from eve_build.manifest import SOURCE_PACKAGE_DIR, derive_manifest_path
+from eve_build.output.generate import SOURCE_PACKAGE
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors
 
@@ -132,3 +135,12 @@ def test_the_check_runs_on_workspace_extensions_too(make_app: MakeApp) -> None:
         "`extensions/gizmo.py` mounts `gizmo` 1.0.0 (`packages/gizmo/build/eve/gizmo`, built "
         "with eve-build 0.1.0), which needs the external dependency "
         "`surely-not-installed-dist`; it is not installed"]
+
+
+def test_the_manifest_path_is_where_a_build_writes_it(make_app: MakeApp) -> None:
+    root = make_app("flat", "gizmo")
+    build_agent(root)
+    package_dir = root / "packages" / "gizmo" / "build" / "eve" / "gizmo"
+
+    assert derive_manifest_path(package_dir).is_file()
+    assert SOURCE_PACKAGE_DIR == SOURCE_PACKAGE  # one layout, named in two modules

@@ -118,3 +118,42 @@ def test_an_extension_without_config_takes_none(make_app: MakeApp) -> None:
     assert result.exit_code == 1
     assert ("extensions/gizmo.py:4: error mount/config-invalid: `extensions/gizmo.py`: "
             "`gizmo` takes no config, but the mount gives `speed`") in result.output
+
+
+CANARY = "canary-region-7731"
+FACTORY_EXTENSION = '''\
+import os
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eve_build.sdk import define_extension
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: str
+    retries: int = 3
+    region: str = Field(default_factory=lambda: os.environ["EVE_TEST_CANARY"])
+
+
+extension = define_extension(config=Config)
+'''
+
+
+@pytest.mark.parametrize("canary", [None, CANARY], ids=["unset", "set"])
+def test_a_default_factory_is_not_called_at_build(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch, canary: str | None
+) -> None:
+    if canary is None:
+        monkeypatch.delenv("EVE_TEST_CANARY", raising=False)
+    else:
+        monkeypatch.setenv("EVE_TEST_CANARY", canary)
+    root = make_app("config-errors")
+    (root / "packages" / "strict" / "extension" / "extension.py").write_text(FACTORY_EXTENSION)
+
+    mount = build_agent(root).compiled.root.mounts[0]
+
+    assert mount.config == {"token": {"$env": "STRICT_TOKEN"}, "retries": 2}  # no region
+    files = [p for p in (root / ".eve").rglob("*") if p.is_file()]
+    assert files and [p for p in files if CANARY.encode() in p.read_bytes()] == []

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from eve_build.cli import app
 from eve_build.consumer.build import build_agent
 from eve_build.source.discover import discover_source
 from tests.consumer.conftest import MakeApp, build_errors
@@ -80,3 +84,23 @@ def test_the_agent_module_may_be_left_out(make_app: MakeApp) -> None:
     tree = build_agent(root).compiled.root
 
     assert (tree.agent_module, tree.model, tree.description) == (None, None, None)
+
+
+@pytest.mark.parametrize("relative", [
+    "agent/instructions.md", "agent/extensions/crm/instructions.md"],
+    ids=["agent", "beside-a-directory-mount"])
+def test_instructions_that_are_not_utf8_are_an_error_naming_the_file(
+    make_app: MakeApp, relative: str
+) -> None:
+    root = make_app("directory-mount", "acme-crm", "gizmo")
+    (root / relative).write_bytes("Sei h\u00f6flich.\n".encode("latin-1"))
+
+    result = CliRunner().invoke(app, ["build", "--path", str(root)])
+
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.splitlines()[:2] == [
+        f"{relative}: error agent/instructions-unreadable: the instructions `{relative}` "
+        "cannot be used: it is not UTF-8 text (byte 6 cannot be decoded)",
+        f"  hint: save `{relative}` as UTF-8",
+    ]

@@ -130,3 +130,35 @@ def test_a_snapshot_that_is_not_one_is_rejected() -> None:
     with pytest.raises(DiagnosticsError) as caught:
         migrate_snapshot({"state": ["not", "an", "object"]}, [], [])
     assert caught.value.diagnostics[0].message == "`state` is not a JSON object"
+
+
+AGENT_STATE = {
+    **{"extensions/crm.py": mount_file("acme_crm", 'api_key="k"')},
+    "tools/note.py": """\
+        from pydantic import BaseModel
+        from eve_build.sdk import define_state, define_tool
+
+        notes = define_state("notes.count", lambda: 0)
+
+        class Nothing(BaseModel):
+            pass
+
+        def execute(input, ctx):
+            return {"count": notes.update(lambda n: n + 1)}
+
+        tool = define_tool(description="Counts notes.", input=Nothing, execute=execute)
+        """,
+}
+
+
+def test_the_agents_own_state_is_compiled_and_kept_by_a_snapshot(
+    app: Callable[..., Path], load: Callable[..., Agent]
+) -> None:
+    root = app(["acme-crm"], AGENT_STATE)
+    agent = load(root, snapshot={"state": {"notes.count": 4, "acme-crm.requests": 2}})
+
+    assert [(s.key, s.mount_path, s.name, s.package) for s in agent.compiled.root.states] == [
+        ("notes.count", "", "notes.count", ""),
+        ("extensions/crm:requests", "extensions/crm", "requests", "acme-crm")]
+    assert agent.call_tool("note", {}).value == {"count": 5}  # not taken for a package key
+    assert agent.state("extensions/crm:requests") == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.sdk import env
+from eve_build.sdk.mount import ToolResult
 from eve_build.testing import AgentHarness, ExtensionHarness, HarnessError, load_extension
 from tests.runtime.apps import make_app, mount_file
 
@@ -34,6 +36,25 @@ def test_the_harness_answers_approvals_when_told(copy_fixture: Callable[[str], P
         assert crm.call("create_contact", contact, approve=False).status == "refused"
         assert crm.call("create_contact", contact, approve=True).status == "ok"
 
+
+
+def test_acall_is_call_for_code_in_an_event_loop(copy_fixture: Callable[[str], Path]) -> None:
+    contact = {"name": "Ada", "email": "ada@example.com"}
+
+    async def calls(crm: ExtensionHarness) -> list[ToolResult]:
+        return [await crm.acall("search", {"query": "Ada"}),
+                await crm.acall("acme_crm__search", {"query": "Ada"}),
+                await crm.acall("create_contact", contact),
+                await crm.acall("create_contact", contact, approve=True),
+                await crm.acall("score", {"change": "merge"}, subagent="acme_crm__reviewer")]
+
+    with load_extension(copy_fixture("extensions/acme-crm"), api_key="k", region="us") as crm:
+        results = asyncio.run(calls(crm))
+    assert [(r.name, r.status) for r in results] == [
+        ("acme_crm__search", "ok"), ("acme_crm__search", "ok"),
+        ("acme_crm__create_contact", "refused"), ("acme_crm__create_contact", "ok"),
+        ("score", "ok")]
+    assert results[1].value["region"] == "us"
 
 def test_fire_runs_the_hooks_of_one_event(copy_fixture: Callable[[str], Path]) -> None:
     with load_extension(copy_fixture("extensions/gizmo")) as gizmo:
