@@ -19,6 +19,7 @@ from eve_build.naming import (
 )
 from eve_build.source.layout import AgentTree, ModuleEntry, SkillEntry, SourceLayout
 from eve_build.source.names import find_name_problems
+from eve_build.source.tree import DiskTree, SourceTree, join
 from eve_build.source.walk import Walk, discover_files
 
 Role = Literal["extension", "agent", "mount"]
@@ -29,58 +30,64 @@ def discover_source(
     source: Path, *, display: str, package_root: Path, role: Role = "extension"
 ) -> tuple[SourceLayout, list[Diagnostic]]:
     """Discover the slots under `source` (an extension source root or an agent folder)."""
-    walk = Walk(source=source, display=display, package_root=package_root,
-                 qualified=role == "agent")
+    return discover_tree(DiskTree(source, package_root), display=display, role=role)
+
+
+def discover_tree(
+    tree: SourceTree, *, display: str, role: Role = "extension"
+) -> tuple[SourceLayout, list[Diagnostic]]:
+    """Discover the slots of a tree, read only through `SourceTree` (STYLE R7)."""
+    walk = Walk(tree=tree, display=display, qualified=role == "agent")
     # Only an extension ships its files; an agent folder may hold anything (a venv...).
     files = discover_files(walk) if role == "extension" else []
-    tree = _discover_tree(walk, source, prefix="", path="", role=role)
-    if role == "extension" and not (source / slots.EXTENSION_MODULE).is_file():
+    agent_tree = _discover_tree(walk, "", prefix="", path="", role=role)
+    if role == "extension" and not tree.is_file(slots.EXTENSION_MODULE):
         walk.found.append(error(
             "discover/extension-module-missing", f"{display}{slots.EXTENSION_MODULE}",
             f"the source root has no `{slots.EXTENSION_MODULE}`",
             f"create `{display}{slots.EXTENSION_MODULE}` with "
             "`extension = define_extension()` (from eve_build.sdk)",
         ))
-    return SourceLayout(tree=tree, files=files), walk.found
+    return SourceLayout(tree=agent_tree, files=files), walk.found
 
 
-def _discover_tree(walk: Walk, directory: Path, *, prefix: str, path: str, role: str) -> AgentTree:
+def _discover_tree(walk: Walk, directory: str, *, prefix: str, path: str, role: str) -> AgentTree:
     tree = AgentTree(prefix=prefix, path=path)
     for entry in walk.children(directory):
         name = entry.name
         if role == "extension" and name in slots.RESERVED_EXTENSION_ENTRIES:
             walk.found.append(error(
-                "discover/reserved-entry", walk.shown(entry),
+                "discover/reserved-entry", walk.shown(entry.path),
                 f"`{name}` belongs to the consuming agent and cannot be part of an extension",
-                f"remove `{walk.shown(entry)}`, or move it into a subagent under "
+                f"remove `{walk.shown(entry.path)}`, or move it into a subagent under "
                 "`subagents/<id>/`" if name != "extensions" else
                 "an extension cannot mount other extensions at its root: mount them in "
                 "a subagent under `subagents/<id>/extensions/`, or in the agent",
             ))
             continue
         slot = slots.SLOTS_BY_DIRECTORY.get(name)
-        if entry.is_dir() and slot is not None:
+        if entry.is_dir and slot is not None:
             if slot.layout == "modules":
-                found = _discover_modules(walk, entry, slot)
+                found = _discover_modules(walk, entry.path, slot)
                 tree.modules.extend(m for m in found if MOUNT_SEPARATOR not in m.name)
                 tree.overrides.extend(m for m in found if MOUNT_SEPARATOR in m.name)
             elif slot.layout == "skills":
-                tree.skills.extend(_discover_skills(walk, entry))
+                tree.skills.extend(_discover_skills(walk, entry.path))
             else:
-                tree.subagents.extend(_discover_subagents(walk, entry, path))
-        elif entry.is_dir() and name == slots.MOUNTS_DIRECTORY and role != "extension":
-            tree.mounts.extend(_discover_mounts(walk, entry))
-        elif entry.is_dir() and (near := slots.try_suggest_slot(name)) is not None:
+                tree.subagents.extend(_discover_subagents(walk, entry.path, path))
+        elif entry.is_dir and name == slots.MOUNTS_DIRECTORY and role != "extension":
+            tree.mounts.extend(_discover_mounts(walk, entry.path))
+        elif entry.is_dir and (near := slots.try_suggest_slot(name)) is not None:
             walk.found.append(warning(
-                "discover/folder-unknown", walk.shown(entry),
-                f"`{walk.shown(entry)}/` is not a slot, so nothing in it is contributed",
+                "discover/folder-unknown", walk.shown(entry.path),
+                f"`{walk.shown(entry.path)}/` is not a slot, so nothing in it is contributed",
                 f"rename it to `{near}/` if it holds {near}",
             ))
     tree.instructions = _discover_instructions(walk, directory)
     if role == "subagent":
-        agent_file = directory / slots.AGENT_MODULE
-        if agent_file.is_file():
-            tree.agent_module = walk.rel(agent_file)
+        agent_file = join(directory, slots.AGENT_MODULE)
+        if walk.tree.is_file(agent_file):
+            tree.agent_module = agent_file
         else:
             walk.found.append(error(
                 "discover/agent-module-missing", walk.shown(agent_file),
@@ -88,68 +95,68 @@ def _discover_tree(walk: Walk, directory: Path, *, prefix: str, path: str, role:
                 f"create `{walk.shown(agent_file)}` with "
                 '`agent = define_agent(description="...")`',
             ))
-    elif role == "agent" and (directory / slots.AGENT_MODULE).is_file():
-        tree.agent_module = walk.rel(directory / slots.AGENT_MODULE)
+    elif role == "agent" and walk.tree.is_file(join(directory, slots.AGENT_MODULE)):
+        tree.agent_module = join(directory, slots.AGENT_MODULE)
     walk.found.extend(find_name_problems(tree, walk.display))
     return tree
 
 
-def _discover_instructions(walk: Walk, directory: Path) -> str | None:
-    markdown = directory / slots.INSTRUCTIONS_MARKDOWN
-    module = directory / slots.INSTRUCTIONS_MODULE
-    if markdown.is_file() and module.is_file():
+def _discover_instructions(walk: Walk, directory: str) -> str | None:
+    markdown = join(directory, slots.INSTRUCTIONS_MARKDOWN)
+    module = join(directory, slots.INSTRUCTIONS_MODULE)
+    if walk.tree.is_file(markdown) and walk.tree.is_file(module):
         walk.found.append(error(
             "discover/instructions-duplicate", walk.shown(module),
             "both `instructions.md` and `instructions.py` exist; only one can be used",
             "keep `instructions.md` for static text or `instructions.py` for rendered text",
         ))
-    if module.is_file():
-        return walk.rel(module)
-    if markdown.is_file():
-        return walk.rel(markdown)
+    if walk.tree.is_file(module):
+        return module
+    if walk.tree.is_file(markdown):
+        return markdown
     return None
 
 
 def _discover_modules(
-    walk: Walk, directory: Path, slot: slots.Slot, segments: tuple[str, ...] = ()
+    walk: Walk, directory: str, slot: slots.Slot, segments: tuple[str, ...] = ()
 ) -> list[ModuleEntry]:
     entries: list[ModuleEntry] = []
     children = [e for e in walk.children(directory) if not slots.is_private(e.name)]
-    modules = {e.stem for e in children if e.is_file() and e.suffix == ".py"}
+    modules = {e.stem for e in children if e.is_file and e.suffix == ".py"}
     for entry in children:
-        is_module = entry.is_file() and entry.suffix == ".py"
-        if entry.is_file() and not is_module:
+        is_module = entry.is_file and entry.suffix == ".py"
+        if entry.is_file and not is_module:
             continue
         segment = entry.stem if is_module else entry.name
-        if entry.is_dir() and segment in modules:
-            module = walk.shown(entry.with_suffix(".py"))
+        if entry.is_dir and segment in modules:
+            module = walk.shown(f"{entry.path}.py")
             walk.found.append(error(
-                "discover/name-collision", walk.shown(entry),
-                f"`{module}` and the folder `{walk.shown(entry)}/` both give the "
+                "discover/name-collision", walk.shown(entry.path),
+                f"`{module}` and the folder `{walk.shown(entry.path)}/` both give the "
                 f"{slot.kind} name `{segment}`, and Python could not import both",
                 f"rename one of them, or move `{module}` into the folder",
             ))
             continue
-        if entry.is_dir() and not slot.nested:
+        if entry.is_dir and not slot.nested:
             walk.found.append(error(
-                "discover/unexpected-entry", walk.shown(entry),
+                "discover/unexpected-entry", walk.shown(entry.path),
                 f"`{slot.directory}/` is flat: the folder `{entry.name}/` cannot hold "
                 f"{slot.kind} contributions",
-                f"move it to `{walk.shown(entry)}.py`, or name the folder `_{entry.name}` "
+                f"move it to `{walk.shown(entry.path)}.py`, or name the folder `_{entry.name}` "
                 "if it holds helpers",
             ))
             continue
         if is_module and _is_override(walk, slot, segments, segment):
             entries.append(ModuleEntry(slot=slot, name=ContributionName(segment),
-                                       path=walk.rel(entry)))
+                                       path=entry.path))
             continue
         if not walk.check_segment(entry, segment):
             continue
         if is_module:
             joined = derive_name([*segments, segment], slot.joiner or "")
-            entries.append(ModuleEntry(slot=slot, name=joined, path=walk.rel(entry)))
+            entries.append(ModuleEntry(slot=slot, name=joined, path=entry.path))
         else:
-            entries.extend(_discover_modules(walk, entry, slot, (*segments, segment)))
+            entries.extend(_discover_modules(walk, entry.path, slot, (*segments, segment)))
     return entries
 
 
@@ -161,72 +168,70 @@ def _is_override(walk: Walk, slot: slots.Slot, segments: tuple[str, ...], segmen
     return bool(sep) and not find_segment_problems(namespace) and not find_segment_problems(name)
 
 
-def _discover_skills(walk: Walk, directory: Path) -> list[SkillEntry]:
+def _discover_skills(walk: Walk, directory: str) -> list[SkillEntry]:
     skills: list[SkillEntry] = []
-    seen: dict[str, Path] = {}
+    seen: dict[str, str] = {}
     for entry in walk.children(directory):
-        if (entry.is_file() and entry.suffix != ".md") or slots.is_private(entry.name):
+        if (entry.is_file and entry.suffix != ".md") or slots.is_private(entry.name):
             continue
-        segment = entry.stem if entry.is_file() else entry.name
+        segment = entry.stem if entry.is_file else entry.name
         if segment in seen:
             walk.found.append(error(
-                "discover/name-collision", walk.shown(entry),
-                f"`{walk.shown(seen[segment])}` and `{walk.shown(entry)}` are both the skill "
+                "discover/name-collision", walk.shown(entry.path),
+                f"`{walk.shown(seen[segment])}` and `{walk.shown(entry.path)}` are both the skill "
                 f"`{segment}`", "rename or remove one of them",
             ))
             continue
-        seen[segment] = entry
+        seen[segment] = entry.path
         if not walk.check_segment(entry, segment):
             continue
         name = ContributionName(segment)
-        if entry.is_file():
-            skills.append(SkillEntry(name=name, path=walk.rel(entry), packaged=False))
+        if entry.is_file:
+            skills.append(SkillEntry(name=name, path=entry.path, packaged=False))
             continue
-        skill_file = entry / slots.SKILL_FILE
-        if not skill_file.is_file():
+        skill_file = entry.child(slots.SKILL_FILE)
+        if not walk.tree.is_file(skill_file):
             walk.found.append(error(
-                "discover/skill-file-missing", walk.shown(entry),
-                f"the skill folder `{walk.shown(entry)}/` has no `{slots.SKILL_FILE}`",
+                "discover/skill-file-missing", walk.shown(entry.path),
+                f"the skill folder `{walk.shown(entry.path)}/` has no `{slots.SKILL_FILE}`",
                 f"add `{walk.shown(skill_file)}` with a `description` in its frontmatter",
             ))
             continue
-        assets = tuple(
-            f for f in _files_below(walk, entry) if f != walk.rel(skill_file)
-        )
-        skills.append(SkillEntry(name=name, path=walk.rel(skill_file), packaged=True,
+        assets = tuple(f for f in _files_below(walk, entry.path) if f != skill_file)
+        skills.append(SkillEntry(name=name, path=skill_file, packaged=True,
                                  assets=assets))
     return skills
 
 
-def _files_below(walk: Walk, directory: Path) -> list[str]:
+def _files_below(walk: Walk, directory: str) -> list[str]:
     files: list[str] = []
     for entry in walk.children(directory):
-        if entry.is_dir():
-            files.extend(_files_below(walk, entry))
+        if entry.is_dir:
+            files.extend(_files_below(walk, entry.path))
         else:
-            files.append(walk.rel(entry))
+            files.append(entry.path)
     return files
 
 
-def _discover_subagents(walk: Walk, directory: Path, parent: str) -> list[AgentTree]:
+def _discover_subagents(walk: Walk, directory: str, parent: str) -> list[AgentTree]:
     trees: list[AgentTree] = []
     for entry in walk.children(directory):
-        if not entry.is_dir() or not walk.check_segment(entry, entry.name):
+        if not entry.is_dir or not walk.check_segment(entry, entry.name):
             continue
         path = f"{parent}/{entry.name}" if parent else entry.name
-        sub = _discover_tree(walk, entry, prefix=f"{walk.rel(entry)}/", path=path,
+        sub = _discover_tree(walk, entry.path, prefix=f"{entry.path}/", path=path,
                              role="subagent")
         sub.name = ContributionName(entry.name)
         trees.append(sub)
     return trees
 
 
-def _discover_mounts(walk: Walk, directory: Path) -> list[str]:
+def _discover_mounts(walk: Walk, directory: str) -> list[str]:
     """Mount files: `extensions/<ns>.py` or `extensions/<ns>/extension.py`."""
     mounts: list[str] = []
     for entry in walk.children(directory):
-        if entry.is_file() and entry.suffix == ".py" and not slots.is_private(entry.name):
-            mounts.append(walk.rel(entry))
-        elif entry.is_dir() and (entry / slots.EXTENSION_MODULE).is_file():
-            mounts.append(walk.rel(entry / slots.EXTENSION_MODULE))
+        if entry.is_file and entry.suffix == ".py" and not slots.is_private(entry.name):
+            mounts.append(entry.path)
+        elif entry.is_dir and walk.tree.is_file(entry.child(slots.EXTENSION_MODULE)):
+            mounts.append(entry.child(slots.EXTENSION_MODULE))
     return mounts

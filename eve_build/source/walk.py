@@ -1,51 +1,79 @@
-"""The state of one walk over a source tree: where it is, how it is shown, what it found."""
+"""The state of one walk over a source tree: where it is, how it is shown, what it found.
+
+A walk reads only through a `SourceTree` (STYLE R7): no disk access happens here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import find_segment_problems, suggest_segment
+from eve_build.source.tree import SourceTree, TreeEntry, join
+
+
+@dataclass(frozen=True)
+class Node:
+    """An entry with its relative POSIX path from the source root."""
+
+    path: str
+    entry: TreeEntry
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def is_file(self) -> bool:
+        return self.entry.kind == "file"
+
+    @property
+    def is_dir(self) -> bool:
+        return self.entry.kind == "dir"
+
+    @property
+    def suffix(self) -> str:
+        return PurePosixPath(self.name).suffix
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self.name).stem
+
+    def child(self, name: str) -> str:
+        return join(self.path, name)
 
 
 @dataclass
 class Walk:
-    source: Path
+    tree: SourceTree
     display: str  # how the source root is shown in diagnostics ("extension/")
-    package_root: Path
     found: list[Diagnostic] = field(default_factory=list)
     qualified: bool = False  # agent trees: `<ns>__<name>` modules are overrides, not errors
 
-    def rel(self, path: Path) -> str:
-        return path.relative_to(self.source).as_posix()
+    def shown(self, path: str) -> str:
+        return f"{self.display}{path}"
 
-    def shown(self, path: Path) -> str:
-        return f"{self.display}{self.rel(path)}"
+    def entries(self, directory: str) -> list[Node]:
+        """Sorted entries that are not ignored (caches, tests, dotfiles)."""
+        return [
+            Node(join(directory, entry.name), entry)
+            for entry in self.tree.entries(directory)
+            if not slots.is_ignored(entry.name, is_dir=entry.kind == "dir")
+        ]
 
-    def children(self, directory: Path) -> list[Path]:
+    def children(self, directory: str) -> list[Node]:
         """Sorted entries that discovery looks at; symlinks leaving the package are skipped."""
-        entries: list[Path] = []
-        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
-                continue
-            if entry.is_symlink() and not self.inside_package(entry):
-                continue
-            entries.append(entry)
-        return entries
+        return [node for node in self.entries(directory) if not node.entry.leaves_package]
 
-    def inside_package(self, entry: Path) -> bool:
-        root = self.package_root.resolve()
-        return entry.resolve().is_relative_to(root)
-
-    def check_segment(self, entry: Path, segment: str) -> bool:
+    def check_segment(self, node: Node, segment: str) -> bool:
         problems = find_segment_problems(segment)
         for problem in problems:
             self.found.append(error(
-                "discover/name-invalid", self.shown(entry), problem,
+                "discover/name-invalid", self.shown(node.path), problem,
                 f"rename it to `{suggest_segment(segment)}"
-                f"{entry.suffix if entry.is_file() else ''}`",
+                f"{node.suffix if node.is_file else ''}`",
             ))
         return not problems
 
@@ -54,22 +82,20 @@ def discover_files(walk: Walk) -> list[str]:
     """Every file the output ships, sorted; reports symlinks that leave the package."""
     files: list[str] = []
 
-    def visit(directory: Path) -> None:
-        for entry in sorted(directory.iterdir(), key=lambda p: p.name):
-            if slots.is_ignored(entry.name, is_dir=entry.is_dir()):
-                continue
-            if entry.is_symlink() and not walk.inside_package(entry):
+    def visit(directory: str) -> None:
+        for node in walk.entries(directory):
+            if node.entry.leaves_package:
                 walk.found.append(error(
-                    "discover/path-outside-package", walk.shown(entry),
-                    f"`{walk.shown(entry)}` is a symlink to `{entry.readlink()}`, outside the "
-                    "package, so the build and the wheel cannot ship it",
+                    "discover/path-outside-package", walk.shown(node.path),
+                    f"`{walk.shown(node.path)}` is a symlink to `{node.entry.link}`, outside "
+                    "the package, so the build and the wheel cannot ship it",
                     "copy the file into the package, or make the link point inside it",
                 ))
                 continue
-            if entry.is_dir():
-                visit(entry)
-            elif entry.is_file():
-                files.append(walk.rel(entry))
+            if node.is_dir:
+                visit(node.path)
+            elif node.is_file:
+                files.append(node.path)
 
-    visit(walk.source)
+    visit("")
     return files

@@ -1,0 +1,150 @@
+"""The seam discovery reads through: a source tree on disk or in memory (STYLE R7).
+
+Paths are relative POSIX strings from the tree root, `""` being the root itself.
+Entries come back sorted by name, whatever the tree, so walks are deterministic.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+EntryKind = Literal["file", "dir"]
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One name in a directory. `link` is the symlink text, when the entry is one."""
+
+    name: str
+    kind: EntryKind
+    link: str | None = None
+    leaves_package: bool = False  # a link whose target lies outside the package
+
+
+class SourceTree(Protocol):
+    """The few reads discovery needs."""
+
+    def entries(self, relative: str) -> list[TreeEntry]: ...
+
+    def is_file(self, relative: str) -> bool: ...
+
+    def is_dir(self, relative: str) -> bool: ...
+
+    def read_text(self, relative: str) -> str: ...
+
+
+def join(directory: str, name: str) -> str:
+    """`directory/name`, where `""` is the root."""
+    return f"{directory}/{name}" if directory else name
+
+
+class DiskTree:
+    """A directory on disk; symlinks resolving outside `package_root` leave the package."""
+
+    def __init__(self, root: Path, package_root: Path) -> None:
+        self.root = root
+        self.package_root = package_root
+
+    def _path(self, relative: str) -> Path:
+        return self.root / relative if relative else self.root
+
+    def entries(self, relative: str) -> list[TreeEntry]:
+        found: list[TreeEntry] = []
+        package = self.package_root.resolve()
+        for path in sorted(self._path(relative).iterdir(), key=lambda p: p.name):
+            link = str(path.readlink()) if path.is_symlink() else None
+            leaves = link is not None and not path.resolve().is_relative_to(package)
+            if path.is_dir():
+                found.append(TreeEntry(path.name, "dir", link, leaves))
+            elif path.is_file() or leaves:  # a dangling link outside still gets reported
+                found.append(TreeEntry(path.name, "file", link, leaves))
+        return found
+
+    def is_file(self, relative: str) -> bool:
+        return self._path(relative).is_file()
+
+    def is_dir(self, relative: str) -> bool:
+        return self._path(relative).is_dir()
+
+    def read_text(self, relative: str) -> str:
+        return self._path(relative).read_text(encoding="utf-8")
+
+
+class MemoryTree:
+    """Files held as `{relative path: text}`, links as `{relative path: target}`.
+
+    A link target is read from the link's folder, as on disk. One starting with `/`,
+    or climbing above the root with `..`, leaves the package and is listed as a file.
+    """
+
+    def __init__(self, files: Mapping[str, str], links: Mapping[str, str] | None = None) -> None:
+        self.files = dict(files)
+        self.links = dict(links or {})
+        self._dirs = {""}
+        for path in [*self.files, *self.links]:
+            parent = posixpath.dirname(path)
+            while parent not in self._dirs:
+                self._dirs.add(parent)
+                parent = posixpath.dirname(parent)
+
+    def _target(self, link: str) -> str | None:
+        """Where the link at `link` points, from the root; None when it leaves the package."""
+        target = self.links[link]
+        if target.startswith("/"):
+            return None
+        joined = posixpath.normpath(join(posixpath.dirname(link), target))
+        if joined == ".." or joined.startswith("../"):
+            return None
+        return "" if joined == "." else joined
+
+    def _resolve(self, relative: str, depth: int = 0) -> str | None:
+        """`relative` with every link on the way followed; None when one leaves."""
+        if depth > 40:
+            return None  # a link loop
+        parts = [p for p in relative.split("/") if p]
+        for index in range(len(parts)):
+            prefix = "/".join(parts[: index + 1])
+            if prefix in self.links:
+                target = self._target(prefix)
+                if target is None:
+                    return None
+                rest = "/".join(parts[index + 1:])
+                return self._resolve(join(target, rest) if rest else target, depth + 1)
+        return "/".join(parts)
+
+    def entries(self, relative: str) -> list[TreeEntry]:
+        directory = self._resolve(relative)
+        if directory is None or directory not in self._dirs:
+            raise FileNotFoundError(relative)
+        names = {
+            path[len(directory) + 1:].split("/")[0] if directory else path.split("/")[0]
+            for path in [*self.files, *self.links, *self._dirs]
+            if path and (not directory or path.startswith(f"{directory}/"))
+        }
+        found: list[TreeEntry] = []
+        for name in sorted(names):
+            path = join(directory, name)
+            link = self.links.get(path)
+            if link is not None and self._target(path) is None:
+                found.append(TreeEntry(name, "file", link, leaves_package=True))
+            elif self.is_dir(path):
+                found.append(TreeEntry(name, "dir", link))
+            elif self.is_file(path):
+                found.append(TreeEntry(name, "file", link))
+        return found
+
+    def is_file(self, relative: str) -> bool:
+        return self._resolve(relative) in self.files
+
+    def is_dir(self, relative: str) -> bool:
+        return self._resolve(relative) in self._dirs
+
+    def read_text(self, relative: str) -> str:
+        resolved = self._resolve(relative)
+        if resolved is None or resolved not in self.files:
+            raise FileNotFoundError(relative)
+        return self.files[resolved]
