@@ -30,18 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from generated import PYPROJECT
+
 from eve_build.consumer.build import build_agent
 from eve_build.extension_build import build_extension
 from eve_build.runtime import Agent, load_agent
 
-PYPROJECT = """[project]
-name = "{name}"
-version = "0.1.0"
-dependencies = ["eve-build", "pydantic>=2"]
-
-[tool.eve.extension]
-source = "extension"
-"""
 WORKSPACE = """[project]
 name = "bench-agent"
 version = "0.1.0"

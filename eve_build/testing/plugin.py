@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
 if TYPE_CHECKING:
     from eve_build.testing.harness import AgentHarness, ExtensionHarness
+
+Harness = TypeVar("Harness", "ExtensionHarness", "AgentHarness")
 
 
 @pytest.fixture
@@ -31,16 +33,7 @@ def eve_extension(request: pytest.FixtureRequest) -> Iterator[Callable[..., Exte
     """`eve_extension(path=".", **config)`: build the extension at path, mount it, return it."""
     from eve_build.testing.harness import load_extension
 
-    opened: list[ExtensionHarness] = []
-
-    def factory(path: str | Path = ".", **options: Any) -> ExtensionHarness:
-        harness = load_extension(_from_root(request, path), **options)
-        opened.append(harness)
-        return harness
-
-    yield factory
-    for harness in reversed(opened):
-        harness.close()
+    yield from _opening(request, load_extension)
 
 
 @pytest.fixture
@@ -48,10 +41,17 @@ def eve_agent(request: pytest.FixtureRequest) -> Iterator[Callable[..., AgentHar
     """`eve_agent(app_path)`: build the agent app with `eve build`, load it, return it."""
     from eve_build.testing.harness import load_app
 
-    opened: list[AgentHarness] = []
+    yield from _opening(request, load_app)
 
-    def factory(path: str | Path = ".", **options: Any) -> AgentHarness:
-        harness = load_app(_from_root(request, path), **options)
+
+def _opening(
+    request: pytest.FixtureRequest, load: Callable[..., Harness]
+) -> Iterator[Callable[..., Harness]]:
+    """A factory that loads relative to the rootdir; everything it opened closes after."""
+    opened: list[Harness] = []
+
+    def factory(path: str | Path = ".", **options: Any) -> Harness:
+        harness = load(_from_root(request, path), **options)
         opened.append(harness)
         return harness
 

@@ -35,6 +35,13 @@ def _prepare(case: str, tmp_path: Path) -> tuple[Path, dict[str, object]]:
     return root, expected
 
 
+def _edit_pyproject(root: Path, old: str, new: str) -> None:
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text()
+    assert old in text
+    pyproject.write_text(text.replace(old, new))
+
+
 def test_every_bad_case_has_a_fixture() -> None:
     assert len(CASES) >= 29
 
@@ -109,9 +116,7 @@ def test_output_overlapping_the_package_is_refused_and_nothing_is_deleted(
     copy_fixture, output: str  # type: ignore[no-untyped-def]
 ) -> None:
     root = copy_fixture("extensions/gizmo")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace(
-        'output = "build/eve"', f'output = "{output}"'))
+    _edit_pyproject(root, 'output = "build/eve"', f'output = "{output}"')
     before = read_files(root)
 
     with pytest.raises(DiagnosticsError) as caught:
@@ -152,9 +157,7 @@ def test_outputs_that_belong_to_others_are_refused(
     root = copy_fixture("extensions/acme-crm")
     (root / "dist").mkdir()
     (root / "dist" / "acme_crm-0.3.0-py3-none-any.whl").write_bytes(b"a wheel")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace(
-        'output = "build/eve"', f'output = "{output}"'))
+    _edit_pyproject(root, 'output = "build/eve"', f'output = "{output}"')
     before = read_files(root)
 
     with pytest.raises(DiagnosticsError) as caught:
@@ -188,8 +191,7 @@ def test_project_names_that_cannot_be_imported_are_refused(
     copy_fixture, name: str, problem: str  # type: ignore[no-untyped-def]
 ) -> None:
     root = copy_fixture("extensions/gizmo")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('name = "gizmo"', f'name = "{name}"'))
+    _edit_pyproject(root, 'name = "gizmo"', f'name = "{name}"')
 
     with pytest.raises(DiagnosticsError) as caught:
         build_extension(root)
