@@ -41,16 +41,18 @@ from eve_build.sdk.hooks import (
     rewrite,
     transform,
 )
+from eve_build.sdk.local import Command, LocalContext, Spec, define_command
 from eve_build.sdk.mount import Mount, ToolResult, tool_result_from
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
-    "Agent", "Approval", "Block", "Channel", "Connection", "DisabledTool", "Dynamic", "Env",
-    "Event", "Extension", "Handled", "Hook", "Instructions", "Mount", "Rewrite", "Schedule",
-    "State", "Tool", "ToolContext", "ToolResult", "Transform", "block", "define_agent",
-    "define_channel", "define_connection", "define_dynamic", "define_extension",
+    "Agent", "Approval", "Block", "Channel", "Command", "Connection", "DisabledTool", "Dynamic",
+    "Env", "Event", "Extension", "Handled", "Hook", "Instructions", "LocalContext", "Mount",
+    "Rewrite", "Schedule", "Spec", "State", "Tool", "ToolContext", "ToolResult", "Transform",
+    "block", "define_agent", "define_channel", "define_command", "define_connection",
+    "define_dynamic", "define_extension",
     "define_hook", "define_instructions", "define_schedule", "define_state", "define_tool",
     "disable_tool", "env", "handled", "rewrite", "tool_result_from", "transform",
 ]
@@ -83,12 +85,13 @@ def define_tool(
     approval: Approval | None = None,
     deferred: bool = False,
     available_in_subagents: bool = True,
+    timeout: float | None = None,
 ) -> Tool:
     """A tool: `execute(input, ctx)` gets a validated `input` model; sync or async."""
     return Tool(
         description=description, input=input, execute=execute, output=output,
         approval=approval, deferred=deferred, available_in_subagents=available_in_subagents,
-        identity=_caller_identity(),
+        timeout=timeout, identity=_caller_identity(),
     )
 
 

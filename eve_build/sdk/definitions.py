@@ -46,6 +46,7 @@ class Tool:
     approval: Approval | None = None
     deferred: bool = False
     available_in_subagents: bool = True
+    timeout: float | None = None  # seconds; None: the host's documented default
     identity: str = field(default="", compare=False)
 
     def replace(self, **changes: Any) -> Tool:

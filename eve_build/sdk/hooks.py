@@ -15,7 +15,16 @@ OBSERVED_EVENTS = (
     "schedule.run",
     "channel.request",
 )
-KNOWN_EVENTS = (*INTERCEPTING_EVENTS, *OBSERVED_EVENTS)
+EVENT_CLASSES: dict[str, tuple[str, ...]] = {
+    "lifecycle": ("agent.start", "agent.end", "turn.start", "turn.end", "message.start",
+                  "message.end"),
+    "tools": ("tool.start", "tool.update", "tool.end"),
+    "stream": ("message.update",),
+    "extension": ("extension.event", "extensions.changed"),
+}
+"""The observed event classes of DESIGN section 7 (a Spec's `events` may name a class)."""
+CLASSED_EVENTS = tuple(name for names in EVENT_CLASSES.values() for name in names)
+KNOWN_EVENTS = tuple(dict.fromkeys((*INTERCEPTING_EVENTS, *OBSERVED_EVENTS, *CLASSED_EVENTS)))
 ALL_EVENTS = "*"
 
 

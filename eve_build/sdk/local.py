@@ -1,0 +1,82 @@
+"""The local-extension contract (DESIGN section 7): `setup(ctx) -> Spec`.
+
+A local extension (a script in `.eve/extensions/`, or a project node running in its
+own process, section 8) defines
+
+    from eve_build.sdk import Spec, define_command, define_tool
+
+    def setup(ctx: LocalContext) -> Spec:
+        return Spec(tools={"note": define_tool(...)}, guidelines=["Keep notes short."],
+                    commands={"notes": define_command(description="...", run=show)})
+
+Everything here is plain data: the host (`eve_build.local`) and the node
+(`eve_build.node`) check and run it. Nothing here imports pydantic or touches the disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from eve_build.sdk.definitions import Tool
+
+SPEC_FIELDS = ("tools", "guidelines", "commands", "hooks", "events")
+"""The fields a Spec may set; the host names them in diagnostics."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    """A slash command: `run(args, ctx)` returns the reply text or raises."""
+
+    description: str | None = None
+    run: Callable[..., Any] | None = None
+    arg_hint: str | None = None
+
+
+def define_command(
+    *, description: str | None = None, run: Callable[..., Any] | None = None,
+    arg_hint: str | None = None,
+) -> Command:
+    """A command the user runs as `/name args` (or `eve command NAME ARGS`)."""
+    return Command(description=description, run=run, arg_hint=arg_hint)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spec:
+    """What a local extension contributes; every field is optional.
+
+    `hooks` maps an intercepting event (`action.call`, `action.result`,
+    `message.received`) to `handler(event, ctx)` with the return shapes of section 6;
+    `events` maps an event name or an event class (`lifecycle`, `tools`, `stream`,
+    `extension`) to an observer whose return value is ignored.
+    """
+
+    tools: Mapping[str, Tool] = field(default_factory=dict)
+    guidelines: tuple[str, ...] | list[str] = ()
+    commands: Mapping[str, Command] = field(default_factory=dict)
+    hooks: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    events: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+
+
+class LocalContext(Protocol):
+    """The `ctx` given to `setup`, to commands and to a local extension's handlers."""
+
+    @property
+    def name(self) -> str: ...  # the extension's name (file or folder name)
+
+    @property
+    def cwd(self) -> Path: ...  # the project root
+
+    @property
+    def extension_dir(self) -> Path: ...  # the folder holding the extension's file
+
+    @property
+    def entries(self) -> list[dict[str, Any]]: ...  # its own appended entries
+
+    def notify(self, text: str, level: str = "info") -> None: ...
+
+    def append_entry(self, entry: dict[str, Any]) -> None: ...  # JSON-safe, persisted
+
+    def send_user_message(self, text: str) -> None: ...  # queued; the host reports it
