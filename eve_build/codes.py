@@ -115,4 +115,8 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # consumer in real life (issue 11): upgrades, source-backed installs, per-mount env, add
+    "compat/built-with-newer-eve": "The extension was built by a newer eve-build than this one.",
+    "runtime/extension-changed": "An installed extension differs from the one the agent was "
+        "built against (upgraded, downgraded, rebuilt or removed).",
 }

@@ -66,10 +66,12 @@ class DevSession:
 
     def watched_paths(self) -> list[Path]:
         """The app folder and every workspace member folder."""
+        from eve_build.consumer.app import try_find_app_root
         from eve_build.consumer.workspace import locate_workspace
 
-        paths = [self.app_root.resolve()]
-        workspace, _ = locate_workspace(self.app_root.resolve())
+        root = try_find_app_root(self.app_root.resolve()) or self.app_root.resolve()
+        paths = [root]
+        workspace, _ = locate_workspace(root)
         if workspace is not None:
             paths.extend(m.resolve() for m in workspace.members)
         return sorted(set(paths))

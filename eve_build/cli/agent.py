@@ -40,9 +40,12 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
             "written": result.written,
             "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
                            for m in result.extensions],
+            "changes": list(result.changes),
             "diagnostics": summarize(result.warnings),
         })
         return
+    for change in result.changes:
+        echo(f"  changed: {change}")
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")

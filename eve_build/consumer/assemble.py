@@ -36,6 +36,7 @@ from eve_build.consumer.resolve import (
     dotted,
     find_draft,
 )
+from eve_build.consumer.upgrades import derive_manifest_hash
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.manifest import Manifest
 from eve_build.naming import Namespace
@@ -81,6 +82,7 @@ def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles
         manifest, namespace=site.namespace, mount_path=site.mount_path, file=site.shown,
         module=site.module, source_backed=located.source_backed, config=mount.config.data,
         parent_mount=site.parent.mount_path if site.parent else None,
+        manifest_hash=derive_manifest_hash(located.package_dir),
     )
     return add_mount(draft, compiled, manifest, located.package_dir,
                      overrides=files.overrides.get(site.mount_path, []),
@@ -90,13 +92,14 @@ def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles
 
 def derive_compiled_mount(manifest: Manifest, *, namespace: str, mount_path: str, file: str,
                           module: str, source_backed: bool, config: dict[str, Any],
-                          parent_mount: str | None = None) -> CompiledMount:
+                          parent_mount: str | None = None, manifest_hash: str = ""
+                          ) -> CompiledMount:
     """The compiled record of one mount of the package `manifest` describes."""
     package = manifest.package
     return CompiledMount(
         namespace=namespace, mount_path=mount_path, file=file, module=module,
         package=package.name, import_name=package.import_name, version=package.version,
-        built_with_eve=manifest.built_with_eve,
+        manifest_hash=manifest_hash, built_with_eve=manifest.built_with_eve,
         requires={k: int(v) for k, v in manifest.requires.items()},
         source_backed=source_backed, config=config, config_schema=manifest.config,
         parent_mount=parent_mount,

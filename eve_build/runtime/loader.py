@@ -12,12 +12,14 @@ problem is collected, and one DiagnosticsError lists them all.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from eve_build.consumer.app import try_find_app_root
 from eve_build.consumer.compiled import (
     COMPILED_FORMAT_VERSION,
     COMPILED_PATH,
@@ -25,6 +27,7 @@ from eve_build.consumer.compiled import (
     read_compiled,
     walk_trees,
 )
+from eve_build.consumer.upgrades import find_changed_packages
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.runtime.agent import Agent
@@ -43,7 +46,10 @@ def load_agent(
     app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
 ) -> Agent:
-    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError)."""
+    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError).
+
+    `app_root` may be any folder inside the app: the root is found upward, like git."""
+    app_root = try_find_app_root(app_root.resolve()) or app_root
     return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
                       hook_budget=hook_budget, snapshot=snapshot)
 
@@ -78,6 +84,10 @@ def open_agent(
     trees = walk_trees(compiled.root)
     scope = ModuleScope()
     scope.add_paths(root / entry for entry in compiled.sys_path)
+    changed = find_changed_packages([m for tree in trees for m in tree.mounts], sys.path)
+    if changed:  # before importing anything: the installed code is not what was compiled
+        scope.close()
+        raise DiagnosticsError("cannot load the agent", changed)
     scope.forget_stale({m.import_name for tree in trees for m in tree.mounts})
     scope.install_agent(root / compiled.agent_dir)
     try:
