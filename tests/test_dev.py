@@ -18,8 +18,8 @@ from tests.conftest import FIXTURES, copy_fixture_tree
 
 
 def _app(tmp_path: Path) -> Path:
-    root = tmp_path / "one-mount"
-    copy_fixture_tree(FIXTURES / "apps" / "one-mount", root)
+    root = tmp_path / "directory-mount"  # mounts both extensions
+    copy_fixture_tree(FIXTURES / "apps" / "directory-mount", root)
     for name in ("acme-crm", "gizmo"):
         copy_fixture_tree(FIXTURES / "extensions" / name, root / "packages" / name)
     return root

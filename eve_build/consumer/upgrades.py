@@ -16,9 +16,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from eve_build.consumer.compiled import COMPILED_PATH, CompiledMount
+from eve_build.consumer.freshness import is_up_to_date
 from eve_build.consumer.packages import try_locate_package
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import DiagnosticsError
 from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
+from eve_build.project.pyproject import PYPROJECT
 
 HASH_PREFIX = "sha256:"
 
@@ -70,7 +73,26 @@ def try_derive_change(mount: CompiledMount, paths: Sequence[str]) -> Diagnostic 
     if mount.manifest_hash and derive_manifest_hash(package_dir) != mount.manifest_hash:
         return _changed(mount, f"extension {name} changed since the agent was built ({built}, "
                                "rebuilt with other contents): run eve build")
+    if mount.source_backed and is_source_edited(package_dir):
+        return _changed(mount, f"extension {name} changed since the agent was built ({built}, "
+                               "its source was edited): run eve build")
     return None
+
+
+def is_source_edited(package_dir: Path) -> bool:
+    """A source-backed package (workspace member, path or editable install) whose source no
+    longer matches its built output (`eve build` would rebuild it)."""
+    from eve_build.extension_build import locate_extension_project
+    from eve_build.project.roots import has_extension_table, locate_extension_root
+
+    root = locate_extension_root(package_dir)
+    if not has_extension_table(root / PYPROJECT):
+        return False
+    try:
+        project = locate_extension_project(root)
+    except DiagnosticsError:
+        return True
+    return project.output_dir / project.import_name == package_dir and not is_up_to_date(project)
 
 
 def _changed(mount: CompiledMount, message: str) -> Diagnostic:

@@ -162,3 +162,16 @@ def test_an_extension_built_by_a_newer_eve_build_is_a_warning(
     assert found.message.endswith(f"built with eve-build 99.0.0), newer than this eve-build "
                                   f"{__version__}")
     assert found.hint.startswith("upgrade eve-build to 99.0.0 or later")
+
+
+def test_a_source_backed_extension_edited_in_place_is_refused_until_eve_build(
+        tmp_path: Path) -> None:
+    root = _gizmo_app(tmp_path)
+    (root / "extensions/gizmo/extension/tools/wind.py").write_text(WIND_TOOL)
+    assert _refusal(root) == ["extension gizmo changed since the agent was built "
+                              "(1.0.0, its source was edited): run eve build"]
+    result = build_agent(root)
+    assert [m.state for m in result.extensions] == ["built"]
+    assert result.changes == ("gizmo 1.0.0 rebuilt: 1 tool added (gizmo__wind)",)
+    with load_agent(root, environ={}) as agent:
+        assert agent.tools() == ["gizmo__spin", "gizmo__wind"]
