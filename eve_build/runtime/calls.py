@@ -38,6 +38,9 @@ class ToolCall:
 
     async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
         name, pipeline = self.entry.name, self.surface.pipeline
+        if self.entry.binding.unavailable:  # its mount did not open: nothing of it may run
+            return self._result("failed", error=f"`{name}` cannot run: "
+                                                f"{self.entry.binding.unavailable}")
         try:
             tool = await resolve_tool(self.entry, self.pool)
             model = validate_arguments(tool, name, arguments)

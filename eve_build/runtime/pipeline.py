@@ -64,14 +64,17 @@ class MessageVerdict:
 class HookPipeline:
     """The hooks of one agent tree, run with a budget per handler."""
 
-    def __init__(self, hooks: Sequence[HookEntry], budget: float, pool: WorkerPool) -> None:
+    def __init__(self, hooks: Sequence[HookEntry], budget: float, pool: WorkerPool, *,
+                 skipped: Sequence[str] = ()) -> None:
         self.hooks = tuple(hooks)
         self.budget = budget
         self.pool = pool
+        self.skipped = tuple(skipped)  # hooks of unavailable mounts: why each did not run
 
     async def on_call(self, tool: str, arguments: dict[str, Any]) -> Verdict:
         verdict = Verdict(arguments=dict(arguments))
         steps = verdict.trace
+        steps.extend({"warning": reason} for reason in self.skipped)
         for entry, handler in self._handlers("action.call"):
             event = Event("action.call", tool=tool, arguments=dict(verdict.arguments))
             done = await self._run(entry, handler, event)
