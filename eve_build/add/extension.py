@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from eve_build.add.dependencies import derive_pyproject_text
 from eve_build.add.installer import (
     Runner,
     derive_install_command,
+    is_running_environment,
     locate_environment,
     run_command,
 )
@@ -99,7 +99,7 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
 
 def _build(app_root: Path, python: Path, runner: Runner) -> None:
     """`eve build` where the extension was installed: here, or in the project's venv."""
-    if python.resolve() == Path(sys.executable).resolve():
+    if is_running_environment(python):
         from eve_build.consumer.build import build_agent
 
         importlib.invalidate_caches()

@@ -46,9 +46,15 @@ def derive_install_command(environment: ProjectEnvironment, arguments: Sequence[
     python = str(environment.python)
     if environment.uv is not None:
         return [environment.uv, "pip", "install", "--python", python, *arguments]
-    if Path(python).resolve() == Path(sys.executable).resolve():
+    if is_running_environment(environment.python):
         return [sys.executable, "-m", "pip", "install", *arguments]
     return [sys.executable, "-m", "pip", "--python", python, "install", *arguments]
+
+
+def is_running_environment(python: Path) -> bool:
+    """Is `python` the interpreter of the environment eve runs in? (A venv's python is a
+    symlink to the base interpreter, so compare the environments, not the files.)"""
+    return python.absolute().parent.parent.resolve() == Path(sys.prefix).resolve()
 
 
 def run_command(argv: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
