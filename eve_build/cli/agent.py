@@ -56,11 +56,16 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
 
 def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
-         json_output: bool = JSON_OPTION) -> None:
+         json_output: bool = JSON_OPTION,
+         show_config: bool = typer.Option(False, "--show-config",
+                                          help="Show config values given in mount files "
+                                               "(env values always show as their variable).")
+         ) -> None:
     """Compile the agent in memory (writes nothing) and show what it is made of."""
     from eve_build.consumer.info import describe_agent
 
-    data = run_core(lambda: describe_agent(path, agent), json_output=json_output)
+    data = run_core(lambda: describe_agent(path, agent, show_config=show_config),
+                    json_output=json_output)
     render_diagnostics(_diagnostics(data))
     if json_output:
         emit_json(data)
@@ -86,9 +91,23 @@ def _print_info(data: dict[str, Any]) -> None:
         echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:
-        source = "workspace source" if ext["sourceBacked"] else "installed"
+        source = "source-backed" if ext["sourceBacked"] else "installed"
         echo(f"  {ext['mount']}: {ext['package']} {ext['version']} ({source}, built with "
              f"eve-build {ext['builtWithEve']})")
+        if ext["config"]:
+            echo("    config: " + ", ".join(f"{k}={_config_value(v)}"
+                                            for k, v in ext["config"].items()))
+    echo("hooks:" if data["hooks"] else "hooks: -")
+    for source, hooks in data["hooks"].items():
+        echo(f"  {source}: " + ", ".join(h["name"] for h in hooks))
+
+
+def _config_value(value: Any) -> str:
+    import json
+
+    if isinstance(value, dict) and set(value) == {"$env"}:
+        return f'env("{value["$env"]}")'
+    return value if value == "(hidden)" else json.dumps(value)
 
 
 def _diagnostics(data: dict[str, Any]) -> list[Any]:
