@@ -25,6 +25,7 @@ from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Hook
 from eve_build.sdk.hooks import ALL_EVENTS, Block, Event, Handled, Rewrite, Transform
+from eve_build.sdk.mount import result_identity
 
 Trace = list[dict[str, Any]]
 CALL_RETURNS = "None, rewrite(arguments) or block(reason)"
@@ -71,12 +72,14 @@ class HookPipeline:
         self.pool = pool
         self.skipped = tuple(skipped)  # hooks of unavailable mounts: why each did not run
 
-    async def on_call(self, tool: str, arguments: dict[str, Any]) -> Verdict:
+    async def on_call(self, tool: str, arguments: dict[str, Any],
+                      identity: str = "") -> Verdict:
         verdict = Verdict(arguments=dict(arguments))
         steps = verdict.trace
         steps.extend({"warning": reason} for reason in self.skipped)
         for entry, handler in self._handlers("action.call"):
-            event = Event("action.call", tool=tool, arguments=dict(verdict.arguments))
+            event = Event("action.call", tool=tool, arguments=dict(verdict.arguments),
+                          identity=identity or None)
             done = await self._run(entry, handler, event)
             value = done.value
             if done.ending != "returned":
@@ -99,11 +102,13 @@ class HookPipeline:
         return verdict
 
     async def on_result(self, tool: str, arguments: dict[str, Any],
-                        result: Any) -> tuple[Any, Trace]:
+                        result: Any, identity: str = "") -> tuple[Any, Trace]:
         steps: Trace = []
         for entry, handler in self._handlers("action.result"):
-            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result)
-            done = await self._run(entry, handler, event)
+            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result,
+                          identity=identity or None)
+            with result_identity(result, identity):  # tool_result_from(event.result, search)
+                done = await self._run(entry, handler, event)
             if done.ending != "returned":  # a failing handler leaves the result as it was
                 self._record(steps, event, entry, done)
             elif done.value is None:
