@@ -7,12 +7,15 @@ field and never repeats the value given (it may be a secret).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping, MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from eve_build import slots
 from eve_build.consumer.compiled import CompiledMount
 from eve_build.consumer.config import validate_config as check_config
+from eve_build.consumer.imports import exec_file
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import Binding, bind
@@ -98,11 +101,24 @@ def evaluate_mount(compiled: CompiledMount, parent: Binding | None) -> Mount:
 
 
 def _evaluate(compiled: CompiledMount) -> Any:
-    module = importlib.import_module(compiled.module)
+    module = (_fresh_module(compiled) if compiled.parent_mount is not None
+              else importlib.import_module(compiled.module))
     value = getattr(module, "mount", _MISSING)
     if callable(value) and not isinstance(value, Mount):
         value = value()
     return value
+
+
+def _fresh_module(compiled: CompiledMount) -> Any:
+    """A nested mount file run anew for this parent mount: a module-level
+    `extension.config` must read this parent's config, not the first one's."""
+    spec = importlib.util.find_spec(compiled.module)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"no module named {compiled.module!r}")
+    module, found = exec_file(compiled.module, Path(spec.origin), compiled.file)
+    if module is None:
+        raise ImportError(found[0].message if found else f"cannot run {compiled.module!r}")
+    return module
 
 
 def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str, Any],
