@@ -26,7 +26,7 @@ from eve_build.load.importer import LoadedModules, find_assignment_line, import_
 from eve_build.naming import split_qualified
 from eve_build.sdk.definitions import Agent, Hook, Instructions, derive_kind
 from eve_build.source.discover import discover_source
-from eve_build.source.layout import AgentTree
+from eve_build.source.layout import AgentTree, SkillEntry
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,8 @@ def load_agent_files(app: App, tree: AgentTree, directories: list[DirectoryMount
         for entry in node.overrides:
             found.extend(_root_override(app, node, entry.slot, entry.name, entry.path, loaded,
                                         mounted, files))
+        for skill in node.skill_overrides:
+            found.extend(_root_skill_override(app, node, skill, mounted, files))
     for directory in directories:
         found.extend(_directory(app, directory, loaded, files))
     return files, found
@@ -134,6 +136,28 @@ def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, 
         )]
     override, found = load_override(slot, name, path, loaded.modules.get(path), shown=shown,
                                     source="root-override")
+    if override is not None:
+        files.overrides.setdefault(mount_path, []).append(override)
+    return found
+
+
+def _root_skill_override(app: App, node: AgentTree, skill: SkillEntry,
+                         mounted: dict[tuple[str, str], str], files: AgentFiles
+                         ) -> list[Diagnostic]:
+    """`agent/skills/crm__triage.md` (or `crm__triage/SKILL.md`) replaces `crm`'s `triage`."""
+    shown = f"{app.display}{skill.path}"
+    namespace, name = split_qualified(skill.name) or ("", "")
+    mount_path = mounted.get((node.path, namespace))
+    if mount_path is None:
+        return [error(
+            "agent/override-namespace-unknown", shown,
+            f"`{shown}` is named like an override of `{skill.name}`, but nothing is mounted "
+            f"under the namespace `{namespace}`" + (f" in `{node.path}`" if node.path else ""),
+            f"mount it in `{app.display}{node.prefix}extensions/{namespace}.py`, or rename the "
+            "file: `__` is reserved as the mount separator",
+        )]
+    override, found = load_skill_override(name, app.agent_dir / skill.path, shown,
+                                          skill.packaged, "root-override")
     if override is not None:
         files.overrides.setdefault(mount_path, []).append(override)
     return found

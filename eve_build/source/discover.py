@@ -72,7 +72,9 @@ def _discover_tree(walk: Walk, directory: str, *, prefix: str, path: str, role: 
                 tree.modules.extend(m for m in found if MOUNT_SEPARATOR not in m.name)
                 tree.overrides.extend(m for m in found if MOUNT_SEPARATOR in m.name)
             elif slot.layout == "skills":
-                tree.skills.extend(_discover_skills(walk, entry.path))
+                skills = _discover_skills(walk, entry.path)
+                tree.skills.extend(k for k in skills if MOUNT_SEPARATOR not in k.name)
+                tree.skill_overrides.extend(k for k in skills if MOUNT_SEPARATOR in k.name)
             else:
                 tree.subagents.extend(_discover_subagents(walk, entry.path, path))
         elif entry.is_dir and name == slots.MOUNTS_DIRECTORY and role != "extension":
@@ -161,8 +163,9 @@ def _discover_modules(
 
 
 def _is_override(walk: Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str) -> bool:
-    """In an agent tree, `tools/crm__search.py` names a mounted contribution to override."""
-    if not walk.qualified or segments or not slot.prefixed or slot.layout != "modules":
+    """In an agent tree, `tools/crm__search.py` (or `skills/crm__triage.md`) names a mounted
+    contribution to override."""
+    if not walk.qualified or segments or not slot.prefixed or slot.layout == "subagents":
         return False
     namespace, sep, name = segment.partition(MOUNT_SEPARATOR)
     return bool(sep) and not find_segment_problems(namespace) and not find_segment_problems(name)
@@ -183,7 +186,8 @@ def _discover_skills(walk: Walk, directory: str) -> list[SkillEntry]:
             ))
             continue
         seen[segment] = entry.path
-        if not walk.check_segment(entry, segment):
+        qualified = _is_override(walk, slots.SKILLS, (), segment)  # `crm__triage.md`
+        if not qualified and not walk.check_segment(entry, segment):
             continue
         name = ContributionName(segment)
         if entry.is_file:

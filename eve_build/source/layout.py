@@ -48,6 +48,7 @@ class AgentTree:
     subagents: list[AgentTree] = field(default_factory=list)
     mounts: list[str] = field(default_factory=list)
     overrides: list[ModuleEntry] = field(default_factory=list)
+    skill_overrides: list[SkillEntry] = field(default_factory=list)  # `skills/crm__triage.md`
     """Agent trees only: modules named `<ns>__<name>` (override a mounted contribution)."""
 
     def modules_of(self, slot: Slot) -> list[ModuleEntry]:
