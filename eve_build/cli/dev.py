@@ -27,6 +27,8 @@ def dev(
         render_diagnostics(generation.diagnostics)
         if generation.ok:
             rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
+            for upgrade in generation.upgrades:
+                echo(f"  changed: {upgrade}")
             echo(f"generation {generation.number} ready{changed}{rebuilt}")
         else:
             kept = session.last_good
