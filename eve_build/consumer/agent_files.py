@@ -16,7 +16,12 @@ from eve_build import slots
 from eve_build.consumer.app import App
 from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.consumer.mounts import MountSite
-from eve_build.consumer.overrides import Override, load_override, load_skill_override
+from eve_build.consumer.overrides import (
+    Override,
+    OverrideSource,
+    load_override,
+    load_skill_override,
+)
 from eve_build.consumer.resolve import dotted, read_instructions
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.load import checks
@@ -45,6 +50,8 @@ class AgentFiles:
     overrides: dict[str, list[Override]] = field(default_factory=dict)  # by mount path
     hooks: dict[str, list[CompiledContribution]] = field(default_factory=dict)  # additive
     instructions: dict[str, list[CompiledInstructions]] = field(default_factory=dict)
+    subagent_overrides: dict[str, dict[str, list[Override]]] = field(default_factory=dict)
+    # by mount path, then the subagent's local name (`reviewer`)
 
 
 def discover_directory_mounts(sites: list[MountSite], app: App
@@ -79,9 +86,13 @@ def derive_agent_modules(tree: AgentTree, directories: list[DirectoryMount]) -> 
         paths.extend(e.path for e in (*node.modules, *node.overrides))
         if node.instructions and node.instructions.endswith(".py"):
             paths.append(node.instructions)
+    for override in tree.subagent_overrides:
+        paths.extend(e.path for e in override.modules)
     for directory in directories:
         node = directory.tree
         paths.extend(f"{directory.relative}/{e.path}" for e in node.modules)
+        for override in node.subagent_overrides:
+            paths.extend(f"{directory.relative}/{e.path}" for e in override.modules)
         if node.instructions and node.instructions.endswith(".py"):
             paths.append(f"{directory.relative}/{node.instructions}")
     return list(dict.fromkeys(paths))
@@ -115,9 +126,55 @@ def load_agent_files(app: App, tree: AgentTree, directories: list[DirectoryMount
                                         mounted, files))
         for skill in node.skill_overrides:
             found.extend(_root_skill_override(app, node, skill, mounted, files))
+    for override in tree.subagent_overrides:
+        namespace, local = split_qualified(override.name or "") or ("", "")
+        mount_path = mounted.get(("", namespace))
+        shown = f"{app.display}{override.prefix.rstrip('/')}"
+        if mount_path is None:
+            found.append(error(
+                "agent/override-namespace-unknown", shown,
+                f"`{shown}/` is named like an override of the subagent `{override.name}`, but "
+                f"nothing is mounted under the namespace `{namespace}`",
+                f"mount it in `{app.display}extensions/{namespace}.py`, or rename the folder: "
+                "`__` is reserved as the mount separator"))
+            continue
+        found.extend(_subagent_override(app, override, "", mount_path, local, loaded, files,
+                                        "root-override"))
     for directory in directories:
         found.extend(_directory(app, directory, loaded, files))
+        for override in directory.tree.subagent_overrides:
+            found.extend(_subagent_override(
+                app, override, f"{directory.relative}/", directory.site.mount_path,
+                str(override.name), loaded, files, "directory-override"))
     return files, found
+
+
+def _subagent_override(app: App, override: AgentTree, base: str, mount_path: str, local: str,
+                       loaded: LoadedModules, files: AgentFiles, source: OverrideSource
+                       ) -> list[Diagnostic]:
+    """Override files for the mounted subagent `local`: module slots and skills replace (or
+    disable) its contributions of the same name; anything else is unsupported here."""
+    found: list[Diagnostic] = []
+    collected = files.subagent_overrides.setdefault(mount_path, {}).setdefault(local, [])
+    for entry in override.modules:
+        path, shown = f"{base}{entry.path}", f"{app.display}{base}{entry.path}"
+        if entry.slot == slots.HOOKS:
+            found.append(error(
+                "mount/override-unsupported", shown, f"`{shown}` adds a hook to a mounted "
+                "subagent, which an override folder cannot do",
+                "add the hook beside the directory mount or in the agent instead"))
+            continue
+        result, problems = load_override(entry.slot, entry.name, path, loaded.modules.get(path),
+                                         shown=shown, source=source)
+        found.extend(problems)
+        collected.extend([result] if result else [])
+    for skill in override.skills:
+        shown = f"{app.display}{base}{skill.path}"
+        result, problems = load_skill_override(skill.name, app.agent_dir / f"{base}{skill.path}",
+                                               shown, skill.packaged, source)
+        found.extend(problems)
+        collected.extend([result] if result else [])
+    return found
 
 
 def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, path: str,
