@@ -55,7 +55,10 @@ def load_agent(
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
-    """The compiled agent, or a DiagnosticsError that says to run `eve build`."""
+    """The compiled agent, or a DiagnosticsError that says to run `eve build`.
+
+    `app_root` may be any folder inside the app: the root is found upward, like git."""
+    app_root = try_find_app_root(app_root.resolve()) or app_root
     try:
         compiled = read_compiled(app_root)
     except FileNotFoundError:
