@@ -115,4 +115,18 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
+    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
+    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
+    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/extension-missing": "A node's project has no `extension.py`.",
+    "node/install-failed": "Creating a node's venv or installing its project failed.",
+    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
+    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
+    "node/stale": "A node's socket or pid file outlived its process; they were removed.",
+    "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
+    "node/dropped": "A node died, hung or sent garbage while the host used it.",
 }

@@ -1,0 +1,122 @@
+"""start, list, stop, remove against real node processes (run with this interpreter)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from eve_build.errors import DiagnosticsError
+from eve_build.node.lifecycle import (
+    StartReport,
+    list_nodes,
+    remove_node,
+    start_node,
+    stop_node,
+)
+from eve_build.node.paths import NodePaths
+from eve_build.node.process import is_alive
+from eve_build.node.registry import read_registry
+
+Run = Callable[[str, str], StartReport]
+
+
+def _codes(info: pytest.ExceptionInfo[DiagnosticsError]) -> list[str]:
+    return [d.code for d in info.value.diagnostics]
+
+
+def test_start_serves_the_socket_and_stop_cleans_up(home: Path, run_node: Run) -> None:
+    report = run_node("echo-node", "echo")
+    paths = NodePaths(home, "echo")
+    assert report.tools == ["echo", "sleep", "wait"] and not report.already_running
+    assert paths.socket.stat().st_mode & 0o777 == 0o600
+    assert paths.run_dir.stat().st_mode & 0o777 == 0o700
+    assert int(paths.pid_file.read_text()) == report.pid
+    assert "listening on" in paths.log.read_text()
+    again = start_node(home, "echo", python=Path(sys.executable))
+    assert again.already_running and again.pid == report.pid
+    [row] = list_nodes(home)
+    assert row["running"] and row["pid"] == report.pid and row["tools"] == ["echo", "sleep", "wait"]
+    assert stop_node(home, "echo") == "stopped"
+    assert not paths.socket.exists() and not paths.pid_file.exists()
+    assert not is_alive(report.pid)
+    assert list_nodes(home)[0]["running"] is False
+
+
+def test_a_killed_node_leaves_a_stale_socket_that_is_cleaned(home: Path, run_node: Run) -> None:
+    report = run_node("echo-node", "echo")
+    os.kill(report.pid, signal.SIGKILL)
+    paths = NodePaths(home, "echo")
+    while is_alive(report.pid):
+        pass
+    assert paths.socket.exists()  # SIGKILL gave it no chance to clean up
+    assert list_nodes(home)[0]["running"] is False
+    assert not paths.socket.exists() and not paths.pid_file.exists()
+    restarted = start_node(home, "echo", python=Path(sys.executable))
+    assert restarted.pid != report.pid and restarted.tools == ["echo", "sleep", "wait"]
+
+
+def test_start_of_an_unregistered_name(home: Path) -> None:
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "ghost")
+    assert _codes(info) == ["node/not-registered"]
+    assert "eve ext add" in info.value.diagnostics[0].hint
+
+
+def test_start_of_a_project_without_extension_py(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    register("no-extension", "bare")
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "bare", python=Path(sys.executable))
+    assert _codes(info) == ["node/extension-missing"]
+
+
+def test_a_failing_install_shows_the_key_line(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    register("install-fails", "broken")
+    output = ("Collecting no-such-package\n" + "  noise line\n" * 20
+              + "ERROR: Could not find a version that satisfies the requirement x\n"
+              + "ERROR: No matching distribution found for no-such-package-for-eve-build-tests\n")
+    calls: list[list[str]] = []
+
+    def runner(argv: object, cwd: Path) -> tuple[int, str]:
+        calls.append(list(argv))  # type: ignore[call-overload]
+        return (1, output) if "-e" in calls[-1] else (0, "")
+
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "broken", runner=runner)
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.code == "node/install-failed"
+    assert diagnostic.message == ("installing `broken` failed: No matching distribution "
+                                  "found for no-such-package-for-eve-build-tests")
+    assert "noise" not in diagnostic.message
+
+
+def test_a_node_whose_setup_fails_does_not_start(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    project = register("echo-node", "echo")
+    (project / "extension.py").write_text("def setup(ctx):\n    raise RuntimeError('boom')\n")
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.code == "node/start-failed"
+    assert "RuntimeError: boom" in diagnostic.message
+    assert not NodePaths(home, "echo").socket.exists()
+
+
+def test_stop_of_a_node_that_is_not_running(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    register("echo-node", "echo")
+    with pytest.raises(DiagnosticsError) as info:
+        stop_node(home, "echo")
+    assert _codes(info) == ["node/not-running"]
+
+
+def test_remove_stops_and_forgets(home: Path, run_node: Run) -> None:
+    report = run_node("echo-node", "echo")
+    assert remove_node(home, "echo") is True
+    assert read_registry(home) == {} and not is_alive(report.pid)
