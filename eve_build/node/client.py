@@ -5,7 +5,8 @@ observers as an ordinary `Spec` (DESIGN.md section 7), so the host adds them lik
 script's with origin `node`. Each proxy sends one request; the host's clock decides:
 a tool waits at most its timeout, a hook is cut off by the pipeline's 5 s budget.
 A node that closes its socket or sends garbage is dropped: the call in flight and
-every later one fail with a NodeError naming the node, and nothing else changes.
+every later call of its tools and commands fail with a NodeError naming the node;
+its hooks and observers step aside (proceed), so nothing else changes.
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ class NodeClient:
 
     def _hook(self, event_name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
         async def hook(event: Event, _ctx: object = None) -> Any:
+            if self.dropped is not None:  # a dropped node is out of the pipeline: proceed
+                return None
             # no timeout here: the pipeline's budget cancels this task, measured by the host
             verdict = await self._call(protocol.HOOK_RUN, encode_event(event), timeout=None)
             return decode_verdict(self.name, event_name, verdict)
@@ -136,7 +139,8 @@ class NodeClient:
 
     def _observer(self) -> Callable[..., Coroutine[Any, Any, None]]:
         async def observe(event: Event, _ctx: object = None) -> None:
-            await self._call(protocol.EVENT_DELIVER, encode_event(event), timeout=TOOL_TIMEOUT)
+            if self.dropped is None:
+                await self._call(protocol.EVENT_DELIVER, encode_event(event), timeout=TOOL_TIMEOUT)
 
         return observe
 

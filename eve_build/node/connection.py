@@ -19,6 +19,7 @@ from typing import Any
 from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 
+GONE = "closed the connection (did it stop or crash?)"
 Notice = Callable[[str, dict[str, Any]], None]
 """Called with (method, params) for each notification about one request."""
 
@@ -71,9 +72,9 @@ class NodeConnection:
             raise NodeError(self.node, f"did not answer `{method}` within {timeout:g} s",
                             "the call was abandoned; see the node's log with "
                             "`eve ext list` for its path") from None
-        except OSError as exc:
-            self._break(f"closed the connection ({exc.strerror or type(exc).__name__})")
-            raise NodeError(self.node, self.broken or "failed") from None
+        except OSError:
+            self._break(GONE)
+            raise NodeError(self.node, GONE) from None
         finally:
             self._pending.pop(request_id, None)
 
@@ -90,12 +91,14 @@ class NodeConnection:
             while True:
                 line = await self._reader.readline()
                 if not line:
-                    self._break("closed the connection (did it stop or crash?)")
+                    self._break(GONE)
                     return
                 message = protocol.decode_message(line)
                 self._dispatch(message)
         except protocol.ProtocolError as exc:
             self._break(f"sent a malformed message: {exc}")
+        except ConnectionError:  # a reset: the node died with bytes unread
+            self._break(GONE)
         except (OSError, ValueError) as exc:  # ValueError: a line over the limit
             self._break(f"broke the connection: {exc}")
         finally:

@@ -14,7 +14,9 @@ SOCKET_MODE = 0o600
 
 
 def locate_eve_home(environ: Mapping[str, str] | None = None) -> Path:
-    """`$EVE_HOME`, else `~/.eve`."""
+    """`$EVE_HOME`, else `~/.eve` (as `eve_build.local.discovery` reads it; the node
+    process imports this module without loading the runtime that `eve_build.local` pulls in).
+    """
     env = os.environ if environ is None else environ
     given = env.get("EVE_HOME")
     return Path(given).expanduser() if given else Path.home() / ".eve"

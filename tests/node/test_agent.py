@@ -1,0 +1,115 @@
+"""Nodes inside a loaded agent: origin `node`, the rules of section 7, and faults."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from eve_build.node.lifecycle import StartReport, add_node
+from eve_build.node.registry import NodeEntry
+from eve_build.runtime import load_agent
+from tests.node.fake import describing, fake_node
+from tests.runtime.apps import compile_app, make_app
+
+Run = Callable[[str, str], StartReport]
+PING = '''\
+from pydantic import BaseModel
+
+from eve_build.sdk import define_tool
+
+
+class PingInput(BaseModel):
+    text: str = "ping"
+
+
+tool = define_tool(description="Answer with pong.", input=PingInput,
+                   execute=lambda input, ctx: {"pong": input.text})
+'''
+
+
+@pytest.fixture(scope="module")
+def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_app(tmp_path_factory.mktemp("node-app") / "app", ["gizmo"], {
+        "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
+        "tools/ping.py": PING,
+    })
+    compile_app(root)
+    return root
+
+
+@pytest.fixture
+def app(compiled_app: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(compiled_app, tmp_path / "app", symlinks=True))
+
+
+def test_a_node_joins_the_agent_with_origin_node(app: Path, run_node: Run) -> None:
+    run_node("echo-node", "echo")
+    with load_agent(app) as agent:
+        [record] = [r for r in agent.local_extensions if r.name == "echo"]
+        assert (record.origin, record.status, record.running) == ("node", "loaded", True)
+        assert agent.tools() == ["echo", "gizmo__spin", "ping", "sleep", "wait"]
+        result = agent.call_tool("echo", {"text": "hi"})
+        assert (result.status, result.value, result.progress) == ("ok", {"echo": "hi"},
+                                                                  ("echoing hi",))
+        blocked = agent.call_tool("ping", {"text": "forbidden"})  # the node hooks every tool
+        assert blocked.status == "blocked"
+        assert "echo-node does not echo that" in (blocked.error or "")
+        reply = agent.run_command("seen", "now")
+        assert reply.ok and reply.text.startswith("seen now:")
+        assert [g.text for g in agent.guidelines()] == ["Echo only what the user said."]
+        notices, _ = agent.local.request.session.drain()  # type: ignore[union-attr]
+        assert [(n.extension, n.text) for n in notices][-1][0] == "echo"
+
+
+def test_a_node_killed_mid_call_fails_that_call_only(app: Path, run_node: Run) -> None:
+    report = run_node("echo-node", "echo")
+    with load_agent(app) as agent:
+        result = agent.call_tool("wait", {"seconds": 30},
+                                 on_progress=lambda _: os.kill(report.pid, signal.SIGKILL))
+        assert result.status == "failed"
+        assert "node `echo` closed the connection" in (result.error or "")
+        again = agent.call_tool("echo", {"text": "x"})
+        assert again.status == "failed" and "node `echo` was dropped" in (again.error or "")
+        # its action.call hook steps aside: the agent's own tool works as before
+        assert agent.call_tool("ping", {}).value == {"pong": "ping"}
+    with load_agent(app) as agent:  # the next load: the node is stopped, the agent fine
+        [record] = [r for r in agent.local_extensions if r.name == "echo"]
+        assert record.status == "stopped" and record.running is False
+        assert agent.call_tool("ping", {}).value == {"pong": "ping"}
+
+
+def test_two_nodes_with_one_tool_name(app: Path, run_node: Run) -> None:
+    run_node("echo-node", "alpha")
+    run_node("echo-node", "beta")
+    with load_agent(app) as agent:
+        beta = next(r for r in agent.local_extensions if r.name == "beta")
+        assert beta.tools == {}
+        messages = [d.message for d in beta.diagnostics]
+        assert any("the tool `echo` of local extension `beta` (node" in m
+                   and "local extension `alpha` (node) already has it" in m for m in messages)
+        assert agent.call_tool("echo", {"text": "a"}).value == {"echo": "a"}
+
+
+def test_a_hook_hanging_past_the_budget_blocks_the_call(app: Path, home: Path) -> None:
+    add_node(home, NodeEntry("slow", home))
+    with fake_node(home, "slow", describing(lambda request: None)), \
+            load_agent(app, hook_budget=0.3) as agent:
+        result = agent.call_tool("ping", {})
+    assert result.status == "blocked"
+    assert "slow" in (result.error or "") and "0.3" in (result.error or "")
+
+
+def test_a_refused_socket_leaves_the_agent_working(app: Path, home: Path) -> None:
+    add_node(home, NodeEntry("open", home))
+    with fake_node(home, "open", describing(lambda request: None)) as socket:
+        socket.chmod(0o666)
+        with load_agent(app) as agent:
+            [record] = [r for r in agent.local_extensions if r.name == "open"]
+            assert record.status == "dropped"
+            assert [d.code for d in record.diagnostics] == ["node/socket-unsafe"]
+            assert agent.call_tool("ping", {}).value == {"pong": "ping"}
