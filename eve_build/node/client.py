@@ -21,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from eve_build.diagnostics import Diagnostic, warning
 from eve_build.node import protocol
 from eve_build.node.connection import NodeConnection, NodeError
 from eve_build.sdk.binding import ToolContext
@@ -55,6 +56,7 @@ class NodeClient:
         self.socket = socket
         self.description = description
         self.dropped: str | None = None
+        self.diagnostics: list[Diagnostic] = []  # `node/dropped` once it is dropped
         self._on_notice = on_notice
         self._connections: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
                                                      NodeConnection] = (
@@ -94,6 +96,9 @@ class NodeClient:
         if self.dropped is None:
             self.dropped = reason
             logger.warning("node `%s` dropped: it %s", self.name, reason)
+            self.diagnostics.append(warning(
+                "node/dropped", str(self.socket), f"node `{self.name}` was dropped: it {reason}",
+                f"see its log; `eve ext start {self.name}` and the next load picks it up"))
 
     def spec(self) -> Spec:
         """The node's contributions as a Spec whose callables are proxies to the node."""

@@ -32,10 +32,13 @@ class NodeSource:
         for node in nodes:
             context = ScriptContext(node.name, request.project_root, node.path, session)
             self._contexts[node.name] = context
-            records.append(LocalExtension(
+            record = LocalExtension(
                 node.name, "node", str(node.path), node.status,
                 spec=node.client.spec() if node.client is not None else None,
-                context=context, diagnostics=list(node.diagnostics), running=node.running))
+                context=context, diagnostics=list(node.diagnostics), running=node.running)
+            if node.client is not None:  # a drop later in the session shows on the record
+                node.client.diagnostics = record.diagnostics
+            records.append(record)
         if problems:  # an unreadable nodes.json: say so on a record of its own
             records.append(LocalExtension("nodes.json", "node", str(request.eve_home),
                                           "dropped", diagnostics=problems, running=False))

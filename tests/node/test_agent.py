@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from eve_build.node.lifecycle import StartReport, add_node
 from eve_build.node.registry import NodeEntry
+from eve_build.node.scan import is_alive
 from eve_build.runtime import load_agent
 from tests.node.fake import describing, fake_node
 from tests.runtime.apps import compile_app, make_app
@@ -75,11 +77,15 @@ def test_a_node_killed_mid_call_fails_that_call_only(app: Path, run_node: Run) -
         assert "node `echo` closed the connection" in (result.error or "")
         again = agent.call_tool("echo", {"text": "x"})
         assert again.status == "failed" and "node `echo` was dropped" in (again.error or "")
+        [record] = [r for r in agent.local_extensions if r.name == "echo"]
+        assert [d.code for d in record.diagnostics] == ["node/dropped"]
         # its action.call hook steps aside: the agent's own tool works as before
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
+    while is_alive(report.pid):  # the kernel finishes the kill after the socket closed
+        time.sleep(0.01)
     with load_agent(app) as agent:  # the next load: the node is stopped, the agent fine
         [record] = [r for r in agent.local_extensions if r.name == "echo"]
-        assert record.status == "stopped" and record.running is False
+        assert (record.status, record.running) == ("stopped", False), record.diagnostics
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from eve_build.node.client import NodeClient
 from eve_build.node.connection import NodeError
 from eve_build.node.lifecycle import StartReport, add_node, plan_add
 from eve_build.node.registry import NodeEntry
-from eve_build.node.scan import ScannedNode, scan_nodes
+from eve_build.node.scan import ScannedNode, is_alive, scan_nodes
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Rewrite
 from eve_build.sdk.local import Spec
@@ -133,6 +134,8 @@ def test_sigkill_mid_call_fails_the_call_and_drops_the_node(home: Path, run_node
     with pytest.raises(NodeError, match=r"node `echo` was dropped: it closed the connection"):
         asyncio.run(_call(spec, "echo", {"text": "again"}))
     assert node.client is not None and node.client.dropped is not None
+    while is_alive(report.pid):  # the kernel finishes the kill after the socket closed
+        time.sleep(0.01)
     after = _scan(home)["echo"]  # the next load: gone, its leftovers cleaned
     assert after.status == "stopped" and [d.code for d in after.diagnostics] == ["node/stale"]
 
