@@ -35,11 +35,15 @@ tool = define_tool(description="Answer with pong.", input=PingInput,
 '''
 
 
+SKILL = "---\ndescription: Summarize a text.\n---\nSummarize in three lines.\n"
+
+
 @pytest.fixture(scope="session")
 def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = make_app(tmp_path_factory.mktemp("local-app") / "app", ["gizmo"], {
         "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
         "tools/ping.py": PING,
+        "skills/summarize.md": SKILL,
     })
     compile_app(root)
     return root
