@@ -35,6 +35,18 @@ tool = define_tool(description="Answer with pong.", input=PingInput,
 '''
 
 
+WATCH = '''\
+from eve_build.sdk import define_hook, define_state
+
+seen = define_state("seen", list)
+
+
+def record(event, ctx):
+    seen.update(lambda items: [*items, [event.name, event.tool]])
+
+
+hook = define_hook(events={"tool.start": record, "tool.end": record, "agent.start": record})
+'''
 SKILL = "---\ndescription: Summarize a text.\n---\nSummarize in three lines.\n"
 
 
@@ -44,6 +56,7 @@ def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
         "tools/ping.py": PING,
         "skills/summarize.md": SKILL,
+        "hooks/watch.py": WATCH,
     })
     compile_app(root)
     return root
