@@ -119,3 +119,18 @@ def test_a_refused_socket_leaves_the_agent_working(app: Path, home: Path) -> Non
             assert record.status == "dropped"
             assert [d.code for d in record.diagnostics] == ["node/socket-unsafe"]
             assert agent.call_tool("ping", {}).value == {"pong": "ping"}
+
+
+def test_eve_extensions_list_shows_nodes_running_or_not(
+        app: Path, home: Path, run_node: Run, register: Callable[[str, str], Path]) -> None:
+    from eve_build.local.listing import derive_extension_rows
+    from eve_build.runtime.loader import read_compiled_agent
+
+    run_node("echo-node", "echo")
+    register("humanize-node", "sizes")
+    rows = {row["name"]: row for row in derive_extension_rows(app, read_compiled_agent(app))}
+    assert {k: rows["echo"][k] for k in ("origin", "status", "running", "tools", "commands")} == {
+        "origin": "node", "status": "loaded", "running": True,
+        "tools": ["echo", "sleep", "wait"], "commands": ["seen"]}
+    assert {k: rows["sizes"][k] for k in ("origin", "status", "running", "toolCount")} == {
+        "origin": "node", "status": "stopped", "running": False, "toolCount": 0}
