@@ -19,6 +19,7 @@ from eve_build.node.paths import NodePaths
 from eve_build.node.process import stop_process
 from eve_build.node.scan import read_pid
 from tests.conftest import FIXTURES, copy_fixture_tree
+from tests.runtime.apps import compile_app, make_app
 
 
 @pytest.fixture
@@ -63,3 +64,33 @@ def run_node(home: Path, register: Callable[[str, str], Path]
 def _remove_home(home: Path) -> Iterator[None]:
     yield
     shutil.rmtree(home, ignore_errors=True)
+
+
+PING = '''\
+from pydantic import BaseModel
+
+from eve_build.sdk import define_tool
+
+
+class PingInput(BaseModel):
+    text: str = "ping"
+
+
+tool = define_tool(description="Answer with pong.", input=PingInput,
+                   execute=lambda input, ctx: {"pong": input.text})
+'''
+
+
+@pytest.fixture(scope="module")
+def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_app(tmp_path_factory.mktemp("node-app") / "app", ["gizmo"], {
+        "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
+        "tools/ping.py": PING,
+    })
+    compile_app(root)
+    return root
+
+
+@pytest.fixture
+def app(compiled_app: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(compiled_app, tmp_path / "app", symlinks=True))

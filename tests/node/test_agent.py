@@ -3,52 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from eve_build.node.lifecycle import StartReport, add_node
 from eve_build.node.registry import NodeEntry
 from eve_build.node.scan import is_alive
 from eve_build.runtime import load_agent
 from tests.node.fake import describing, fake_node
-from tests.runtime.apps import compile_app, make_app
 
 Run = Callable[[str, str], StartReport]
-PING = '''\
-from pydantic import BaseModel
-
-from eve_build.sdk import define_tool
-
-
-class PingInput(BaseModel):
-    text: str = "ping"
-
-
-tool = define_tool(description="Answer with pong.", input=PingInput,
-                   execute=lambda input, ctx: {"pong": input.text})
-'''
-
-
-@pytest.fixture(scope="module")
-def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_app(tmp_path_factory.mktemp("node-app") / "app", ["gizmo"], {
-        "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
-        "tools/ping.py": PING,
-    })
-    compile_app(root)
-    return root
-
-
-@pytest.fixture
-def app(compiled_app: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(compiled_app, tmp_path / "app", symlinks=True))
-
-
 def test_a_node_joins_the_agent_with_origin_node(app: Path, run_node: Run) -> None:
     run_node("echo-node", "echo")
     with load_agent(app) as agent:
