@@ -13,12 +13,14 @@ import inspect
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 from eve_build.node.context import CURRENT_SENDER, NodeContext, make_sender
 from eve_build.node.paths import SOCKET_MODE, NodePaths, ensure_run_dir
@@ -175,13 +177,27 @@ async def _call(function: Callable[..., Any], *args: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+def _answers(path: Path) -> bool:
+    """Whether something listens on the Unix socket `path`."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 async def serve_node(name: str, project: Path, home: Path) -> None:
     """Load the project, listen on its socket until SIGTERM, SIGINT or `shutdown`."""
+    paths = NodePaths(home, name)
+    if _answers(paths.socket):
+        raise EveBuildError(f"node `{name}` is already running on `{paths.socket}`",
+                            f"stop it first with `eve ext stop {name}`")
     context = NodeContext(name, project)
     server = NodeServer(name, load_spec(project, context), context)
-    paths = NodePaths(home, name)
     ensure_run_dir(home)
-    paths.socket.unlink(missing_ok=True)  # `eve ext start` checked that no node answers
+    paths.socket.unlink(missing_ok=True)  # a stale socket of a node that was killed
     previous = os.umask(0o177)
     try:
         listener = await asyncio.start_unix_server(server.handle_connection, str(paths.socket),

@@ -23,7 +23,7 @@ from eve_build.scaffold.steps import derive_venv_python
 from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
 
 STAMP = ".eve-node-installed"
-KEY_LINE = re.compile("^\\s*(ERROR:|error:|\u00d7|\u2570\u2500\u25b6)\\s*(?P<text>.+)$")
+KEY_LINE = re.compile("^\\s*((?i:error):|\u00d7|\u2570\u2500\u25b6)\\s*(?P<text>.+)$")
 
 
 def derive_install_key(project: Path) -> str:

@@ -120,3 +120,15 @@ def test_remove_stops_and_forgets(home: Path, run_node: Run) -> None:
     report = run_node("echo-node", "echo")
     assert remove_node(home, "echo") is True
     assert read_registry(home) == {} and not is_alive(report.pid)
+
+
+def test_a_second_node_process_of_one_name_refuses_to_start(home: Path, run_node: Run) -> None:
+    import subprocess
+
+    report = run_node("echo-node", "echo")
+    second = subprocess.run(
+        [sys.executable, "-m", "eve_build.node", "--name", "echo", "--project", str(home)],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert second.returncode == 1
+    assert "node `echo` is already running on" in second.stderr
+    assert list_nodes(home)[0]["pid"] == report.pid  # the first one still serves
