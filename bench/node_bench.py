@@ -2,10 +2,10 @@
 
     python bench/node_bench.py [--calls 2000] [--repeat 3] [--starts 5]
 
-1. The same `echo` tool (fixtures/nodes/echo-node/extension.py) called through
-   `agent.call_tool`, once loaded in process as a script (`-e extension.py`) and once
-   served by a running node. The difference is what the node adds per call: a
-   request and a reply on the Unix socket, and the node's own argument validation.
+1. The same `echo` tool (the `extension.py` below: one sync tool, no hooks) called
+   through `agent.call_tool`, once loaded in process as a script (`-e extension.py`)
+   and once served by a running node. The difference is what the node adds per call:
+   a request and a reply on the Unix socket, and the node's own argument validation.
    The node is started with this interpreter, because the call path is the same
    whatever venv the node runs in.
 2. `eve ext start` (the real console script, a fresh process as a user runs it) of an
@@ -37,6 +37,19 @@ from eve_build.runtime import Agent, load_agent
 
 REPO = Path(__file__).resolve().parent.parent
 NODES = REPO / "fixtures" / "nodes"
+EXTENSION = '''from pydantic import BaseModel
+
+from eve_build.sdk import Spec, define_tool
+
+
+class EchoInput(BaseModel):
+    text: str
+
+
+def setup(ctx):
+    return Spec(tools={"echo": define_tool(description="Echo.", input=EchoInput,
+                                           execute=lambda input, ctx: {"echo": input.text})})
+'''
 APP_PYPROJECT = '[project]\nname = "bench-node-agent"\nversion = "0.1.0"\n'
 
 
@@ -65,6 +78,7 @@ def time_calls(agent: Agent, calls: int, repeat: int) -> float:
 def bench_calls(work: Path, calls: int, repeat: int) -> tuple[float, float]:
     app = make_app(work / "app")
     project = Path(shutil.copytree(NODES / "echo-node", work / "echo-node"))
+    (project / "extension.py").write_text(EXTENSION)
     with load_agent(app, extensions=[project / "extension.py"]) as agent:
         in_process = time_calls(agent, calls, repeat)
     home = Path(os.environ["EVE_HOME"])

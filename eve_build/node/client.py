@@ -12,24 +12,22 @@ its hooks and observers step aside (proceed), so nothing else changes.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import weakref
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.node import protocol
-from eve_build.node.connection import NodeConnection, NodeError
+from eve_build.node.connection import NodeConnection, NodeError, run_sync
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event, block, handled, rewrite, transform
 from eve_build.sdk.local import Command, Spec
 
-T = TypeVar("T")
 TOOL_TIMEOUT = 60.0
 """Seconds a node's tool may take when its `define_tool(timeout=)` is None."""
 CONNECT_TIMEOUT = 2.0
@@ -187,13 +185,3 @@ def decode_verdict(node: str, event: str, verdict: Any) -> Any:
     if outcome == "result" and event == "action.result":
         return verdict.get("result")
     raise NodeError(node, f"answered the `{event}` hook with {verdict!r}, which is no verdict")
-
-
-def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run `coroutine` to its end from sync code, even inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(1) as executor:
-        return executor.submit(asyncio.run, coroutine).result()

@@ -10,15 +10,17 @@ at once with the same reason.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 
+T = TypeVar("T")
 GONE = "closed the connection (did it stop or crash?)"
 Notice = Callable[[str, dict[str, Any]], None]
 """Called with (method, params) for each notification about one request."""
@@ -127,3 +129,13 @@ class NodeConnection:
         for future, _ in list(self._pending.values()):
             if not future.done():
                 future.set_exception(NodeError(self.node, reason))
+
+
+def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` to its end from sync code, even inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1) as executor:
+        return executor.submit(asyncio.run, coroutine).result()

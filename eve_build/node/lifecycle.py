@@ -17,10 +17,10 @@ from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.node import process
+from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.project import EXTENSION_FILE
 from eve_build.node.registry import NodeEntry, read_registry, write_registry
-from eve_build.node.scan import clean_stale, read_pid
 from eve_build.node.venv import ensure_environment
 from eve_build.process import Runner, run_subprocess
 

@@ -1,6 +1,6 @@
 """A node's process: start it detached with its log, wait until it answers, stop it.
 
-Liveness is the pid file plus the process (`eve_build.node.scan.is_alive`).
+Liveness is the pid file plus the process (`eve_build.node.liveness`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.node import protocol
-from eve_build.node.client import run_sync
-from eve_build.node.connection import NodeConnection, NodeError
+from eve_build.node.connection import NodeConnection, NodeError, run_sync
+from eve_build.node.liveness import is_alive
 from eve_build.node.paths import NodePaths, ensure_run_dir
-from eve_build.node.scan import is_alive
 
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 5.0

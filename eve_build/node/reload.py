@@ -15,8 +15,8 @@ import watchfiles
 
 from eve_build.errors import EveBuildError
 from eve_build.node.lifecycle import StartReport, find_node, start_node, stop_node
+from eve_build.node.liveness import read_pid
 from eve_build.node.paths import NodePaths
-from eve_build.node.scan import read_pid
 from eve_build.process import Runner, run_subprocess
 
 IGNORED_DIRS = frozenset({".venv", "__pycache__", ".git", ".eve", "build", "dist"})

@@ -9,8 +9,6 @@ left by a killed node (nothing answers, or its pid is gone) is removed here.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +17,9 @@ from typing import Any
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.errors import EveBuildError
 from eve_build.node import protocol
-from eve_build.node.client import NodeClient, run_sync
-from eve_build.node.connection import NodeConnection, NodeError
+from eve_build.node.client import NodeClient
+from eve_build.node.connection import NodeConnection, NodeError, run_sync
+from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.registry import read_registry
 from eve_build.node.security import find_socket_problem
@@ -68,40 +67,6 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
                 node.status = "stopped" if outcome.code == "node/stale" else "dropped"
                 node.diagnostics.append(outcome)
     return nodes, []
-
-
-def read_pid(paths: NodePaths) -> int | None:
-    """The pid in the node's pid file when that process is alive, else None."""
-    try:
-        pid = int(paths.pid_file.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError):
-        return None
-    return pid if is_alive(pid) else None
-
-
-def is_alive(pid: int) -> bool:
-    """Whether `pid` runs: a zombie child of ours is reaped first (it would pass kill 0)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        reaped, _ = os.waitpid(pid, os.WNOHANG)
-        if reaped == pid:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive, and not ours to judge
-        return True
-    return True
-
-
-def clean_stale(paths: NodePaths) -> bool:
-    """Remove the socket and pid file of a node whose process is gone; True if removed."""
-    if read_pid(paths) is not None:
-        return False
-    found = paths.socket.exists() or paths.pid_file.exists()
-    paths.socket.unlink(missing_ok=True)
-    paths.pid_file.unlink(missing_ok=True)
-    return found
 
 
 def _check(node: ScannedNode) -> bool:

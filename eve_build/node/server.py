@@ -18,14 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 from eve_build.node.context import CURRENT_SENDER, NodeContext, make_sender
 from eve_build.node.paths import SOCKET_MODE, NodePaths, ensure_run_dir
 from eve_build.node.project import describe_spec, expand_events, load_spec
-from eve_build.runtime.tools import derive_value, describe_errors
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Handled, Rewrite, Transform
 from eve_build.sdk.local import Spec
@@ -112,7 +111,7 @@ class NodeServer:
         context = ToolContext(name=name, progress=lambda text: sender and sender(
             protocol.PROGRESS, {"text": str(text)}))
         value = await _call(tool.execute, model, context)
-        return {"value": derive_value(tool, name, value)}
+        return {"value": _dump(tool.output, name, value)}
 
     async def run_hook(self, params: dict[str, Any]) -> dict[str, Any]:
         event = _event(params)
@@ -160,6 +159,27 @@ def encode_verdict(event: str, value: Any) -> dict[str, Any]:
         return {"outcome": "result", "result": value}
     raise HandlerError(protocol.HANDLER_FAILED,
                        f"the `{event}` hook returned {type(value).__name__}")
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """`field`: message; ... (the form the host's own argument errors take)."""
+    return "; ".join(f"`{'.'.join(str(p) for p in item['loc']) or '(arguments)'}`: {item['msg']}"
+                     for item in exc.errors(include_input=False, include_url=False))
+
+
+def _dump(output: type[BaseModel] | None, name: str, value: Any) -> Any:
+    """A JSON-able value: a declared output model is checked, models are dumped.
+
+    The node imports no `eve_build.runtime` (it would load the whole host for two
+    helpers), so this mirrors `eve_build.runtime.tools.derive_value`.
+    """
+    if output is not None and not isinstance(value, output):
+        try:
+            value = output.model_validate(value)
+        except ValidationError as exc:
+            raise HandlerError(protocol.HANDLER_FAILED, f"`{name}` returned a value that does "
+                               f"not match its output model: {describe_errors(exc)}") from None
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
 def _event(params: dict[str, Any]) -> Event:

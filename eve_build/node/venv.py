@@ -19,8 +19,6 @@ from eve_build._version import __version__
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
 from eve_build.process import Runner
-from eve_build.scaffold.steps import derive_venv_python
-from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
 
 STAMP = ".eve-node-installed"
 KEY_LINE = re.compile("^\\s*((?i:error):|\u00d7|\u2570\u2500\u25b6)\\s*(?P<text>.+)$")
@@ -35,11 +33,14 @@ def derive_install_key(project: Path) -> str:
 
 def ensure_environment(project: Path, name: str, runner: Runner) -> tuple[Path, list[str]]:
     """The venv's python, creating and installing what is missing; and the steps done."""
-    python = derive_venv_python(project)
+    python = project / ".venv" / "bin" / "python"
     key = derive_install_key(project)
     stamp = project / ".venv" / STAMP
     if python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == key:
         return python, []
+    # the scaffold package imports jinja2: only an install needs its toolchain helpers
+    from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
+
     uv = shutil.which("uv")
     steps: list[str] = []
     if not python.exists():

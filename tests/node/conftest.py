@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from eve_build.node.lifecycle import StartReport, add_node, plan_add, start_node
+from eve_build.node.liveness import read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.process import stop_process
-from eve_build.node.scan import read_pid
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.runtime.apps import compile_app, make_app
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eve_build.node.lifecycle import StartReport, add_node
+from eve_build.node.liveness import is_alive
 from eve_build.node.registry import NodeEntry
-from eve_build.node.scan import is_alive
 from eve_build.runtime import load_agent
 from tests.node.fake import describing, fake_node
 

@@ -15,8 +15,9 @@ import pytest
 from eve_build.node.client import NodeClient
 from eve_build.node.connection import NodeError
 from eve_build.node.lifecycle import StartReport, add_node, plan_add
+from eve_build.node.liveness import is_alive
 from eve_build.node.registry import NodeEntry
-from eve_build.node.scan import ScannedNode, is_alive, scan_nodes
+from eve_build.node.scan import ScannedNode, scan_nodes
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Rewrite
 from eve_build.sdk.local import Spec

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eve_build.node.lifecycle import StartReport
+from eve_build.node.liveness import read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.reload import run_with_reload
-from eve_build.node.scan import read_pid
 
 NEW_TOOL = '''
 
