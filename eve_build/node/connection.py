@@ -44,6 +44,7 @@ class NodeConnection:
         self._writer = writer
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[asyncio.Future[Any], Notice | None]] = {}
+        self._abandoned: set[int] = set()  # timed out or cancelled: a late reply is dropped
         self.broken: str | None = None  # why the connection is no longer usable
         self._task = asyncio.ensure_future(self._read())
 
@@ -79,6 +80,8 @@ class NodeConnection:
             raise NodeError(self.node, GONE) from None
         finally:
             self._pending.pop(request_id, None)
+            if future.cancelled() or not future.done():  # wait_for cancels on a timeout
+                self._abandoned.add(request_id)
 
     async def close(self) -> None:
         self._task.cancel()
@@ -112,6 +115,9 @@ class NodeConnection:
             pending = self._pending.get(target) if isinstance(target, int) else None
             if pending is not None and pending[1] is not None and message.method:
                 pending[1](message.method, message.params)
+            return
+        if message.id in self._abandoned:
+            self._abandoned.discard(message.id)  # type: ignore[arg-type]
             return
         pending = self._pending.get(message.id) if isinstance(message.id, int) else None
         if pending is None:

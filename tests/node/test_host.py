@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -202,3 +203,32 @@ def test_unregistered_sockets_are_ignored_and_stopped_nodes_listed(home: Path) -
     with fake_node(home, "stranger", describing(lambda request: None)):
         nodes = _scan(home)
     assert list(nodes) == ["echo"] and nodes["echo"].status == "stopped"
+
+
+def test_a_late_reply_after_a_timeout_is_dropped_not_fatal(home: Path) -> None:
+    from tests.node.fake import DESCRIPTION, reply
+
+    release = threading.Event()
+    description = {**DESCRIPTION, "tools": [{"name": "echo", "inputSchema": {},
+                                             "timeout": 0.1}]}
+
+    def answer(request: dict[str, Any]) -> bytes:
+        if request["method"] == "describe":
+            return reply(request, description)
+        if request["params"]["arguments"].get("text") == "slow":
+            release.wait(30)  # answers only after the host gave up on it
+        return reply(request, {"value": request["params"]["arguments"]["text"]})
+
+    add_node(home, NodeEntry("late", home))
+    with fake_node(home, "late", answer):
+        node = _scan(home)["late"]
+        spec = _spec(node)
+
+        async def go() -> Any:
+            with pytest.raises(NodeError, match=r"did not answer `tool\.call` within 0\.1 s"):
+                await _call(spec, "echo", {"text": "slow"})
+            release.set()
+            return await _call(spec, "echo", {"text": "next"})
+
+        assert asyncio.run(go()) == "next"
+        assert node.client is not None and node.client.dropped is None
