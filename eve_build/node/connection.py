@@ -117,7 +117,7 @@ class NodeConnection:
                 pending[1](message.method, message.params)
             return
         if message.id in self._abandoned:
-            self._abandoned.discard(message.id)  # type: ignore[arg-type]
+            self._abandoned.discard(message.id)
             return
         pending = self._pending.get(message.id) if isinstance(message.id, int) else None
         if pending is None:
