@@ -118,7 +118,7 @@ def main() -> None:
             inside = statistics.median(time_in_process(app, home, options.repeat, expected))
             outside = statistics.median(time_processes(app, home, options.processes))
             rows.append((label, inside, outside))
-    print(f"| local extensions | in process (load + call + close) | `eve call` process |")
+    print("| local extensions | in process (load + call + close) | `eve call` process |")
     print("|---|---:|---:|")
     for label, inside, outside in rows:
         print(f"| {label} | {inside:.3f} s | {outside:.3f} s |")
