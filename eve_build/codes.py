@@ -128,8 +128,8 @@ CODES: dict[str, str] = {
     "local/tool-invalid": "A local tool is not a valid define_tool() definition; it is left out.",
     "local/command-invalid": "A local command is not a define_command() with a callable `run`.",
     "local/event-unknown": "A local hook or observer names an event it cannot handle.",
-    "local/name-taken": "A local tool or command name is already taken; the later one is left "
-        "out.",
+    "local/name-taken": "A local tool or command name is already taken (the later one is left "
+        "out), or `new-local` found an extension of that name.",
     "local/project-untrusted": "The project's `.eve/extensions/` is not approved, or changed "
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "

@@ -21,10 +21,12 @@ from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.errors import DiagnosticsError
 from eve_build.local.discovery import PROJECT_FOLDER, locate_project_folder
 from eve_build.output.writer import write_file
+from eve_build.source.tree import DiskTree, SourceTree, join
 
 TRUST_FILE = "trust.json"
 TRUST_FORMAT_VERSION = 1
 SKIPPED = frozenset({"__pycache__"})
+MAX_DEPTH = 16  # a folder link that loops stops here
 TrustState = Literal["trusted", "untrusted", "changed", "empty"]
 
 
@@ -43,27 +45,31 @@ class TrustCheck:
         return self.state == "trusted"
 
 
-def derive_content_hash(folder: Path) -> tuple[str, tuple[str, ...]]:
-    """`sha256:...` over each file's relative name and bytes, and the sorted names."""
-    files = tuple(sorted(_files(folder)))
+def derive_content_hash(tree: SourceTree) -> tuple[str, tuple[str, ...]]:
+    """`sha256:...` over each file's relative name, length and bytes, and the names.
+
+    A link is hashed by what it points to (its text when that cannot be read).
+    """
+    files = tuple(sorted(_files(tree, ""))) if tree.is_dir("") else ()
     digest = hashlib.sha256()
     for relative in files:
-        data = (folder / relative).read_bytes()
+        try:
+            data = tree.read_bytes(relative)
+        except OSError:
+            data = b"link-unreadable"
         digest.update(f"{relative}\0{len(data)}\0".encode())
         digest.update(data)
     return f"sha256:{digest.hexdigest()}", files
 
 
-def _files(folder: Path, prefix: str = "") -> list[str]:
+def _files(tree: SourceTree, directory: str, depth: int = 0) -> list[str]:
     found: list[str] = []
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        relative = f"{prefix}{path.name}"
-        if path.is_dir():
-            if path.name not in SKIPPED:
-                found.extend(_files(path, f"{relative}/"))
-        elif path.is_file() and not path.name.endswith(".pyc"):
+    for entry in tree.entries(directory):
+        relative = join(directory, entry.name)
+        if entry.kind == "dir":  # followed even when linked from elsewhere: it is code too
+            if entry.name not in SKIPPED and depth < MAX_DEPTH:
+                found.extend(_files(tree, relative, depth + 1))
+        elif entry.kind == "file" and not entry.name.endswith(".pyc"):
             found.append(relative)
     return found
 
@@ -91,7 +97,7 @@ def write_trust(eve_home: Path, projects: dict[str, Any]) -> None:
 def check_trust(project_root: Path, eve_home: Path) -> TrustCheck:
     """Is the project's extension folder approved, as it is now?"""
     folder = locate_project_folder(project_root).resolve()
-    digest, files = derive_content_hash(folder)
+    digest, files = derive_content_hash(DiskTree(folder, folder))
     if not files:
         return TrustCheck(folder, "empty", digest, files)
     projects, problems = read_trust(eve_home)
