@@ -85,3 +85,15 @@ def test_a_project_node_with_its_own_dependency(private_home: Path, tmp_path: Pa
     restarted = eve(private_home, "ext", "start", "sizes", cwd=tmp_path)  # installed: no pip
     assert restarted.returncode == 0 and "installed" not in restarted.stderr
     assert eve(private_home, "ext", "stop", "sizes", cwd=tmp_path).returncode == 0
+
+
+def test_a_failing_install_shows_pips_key_line(private_home: Path, tmp_path: Path) -> None:
+    project = Path(shutil.copytree(FIXTURES / "nodes" / "install-fails", tmp_path / "broken"))
+    assert eve(private_home, "ext", "add", str(project), "--yes", cwd=tmp_path).returncode == 0
+    started = eve(private_home, "ext", "start", "broken", cwd=tmp_path)
+    assert started.returncode == 1
+    assert "error node/install-failed: installing `broken` failed: " in started.stderr
+    assert "no-such-package-for-eve-build-tests" in started.stderr
+    assert "Traceback" not in started.stderr
+    [message] = [line for line in started.stderr.splitlines() if "node/install-failed" in line]
+    assert len(message) < 300  # one key line, not the installer's whole output

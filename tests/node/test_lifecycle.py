@@ -132,3 +132,66 @@ def test_a_second_node_process_of_one_name_refuses_to_start(home: Path, run_node
     assert second.returncode == 1
     assert "node `echo` is already running on" in second.stderr
     assert list_nodes(home)[0]["pid"] == report.pid  # the first one still serves
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = str(fd.readlink())
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def _listening_tcp_inodes() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                inodes.add(fields[9])
+    return inodes
+
+
+def test_a_node_listens_on_no_tcp_port(run_node: Run) -> None:
+    report = run_node("echo-node", "echo")
+    sockets = _socket_inodes(report.pid)
+    unix = {line.split()[6] for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+            if line.endswith(str(report.socket))}
+    assert unix and unix <= sockets  # it does listen on its Unix socket
+    assert not sockets & _listening_tcp_inodes()
+
+
+def test_stop_kills_a_node_that_does_not_stop_in_time(home: Path, run_node: Run) -> None:
+    import asyncio
+    import threading
+
+    from eve_build.node.connection import NodeError
+    from eve_build.node.scan import scan_nodes
+    from eve_build.sdk.binding import ToolContext
+
+    report = run_node("echo-node", "echo")
+    [node] = scan_nodes(home)[0]
+    assert node.client is not None
+    wait = node.client.spec().tools["wait"]
+    assert wait.input is not None and wait.execute is not None
+    in_flight = threading.Event()
+    failures: list[BaseException] = []
+
+    def call() -> None:
+        context = ToolContext(name="wait", progress=lambda _text: in_flight.set())
+        try:
+            asyncio.run(wait.execute(wait.input.model_validate({"seconds": 60}), context))
+        except NodeError as exc:
+            failures.append(exc)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    assert in_flight.wait(30)
+    # the node's tool thread sleeps 60 s, so a graceful stop cannot finish
+    assert stop_node(home, "echo", timeout=0.5) == "killed"
+    caller.join(30)
+    assert not is_alive(report.pid)
+    assert [str(f) for f in failures] == [
+        "node `echo` closed the connection (did it stop or crash?)"]
+    assert not NodePaths(home, "echo").socket.exists()
