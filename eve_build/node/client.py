@@ -60,10 +60,6 @@ class NodeClient:
                                                      NodeConnection] = (
             weakref.WeakKeyDictionary())
 
-    @property
-    def tool_names(self) -> list[str]:
-        return [str(tool["name"]) for tool in self.description.get("tools", [])]
-
     async def request(self, method: str, params: dict[str, Any], *, timeout: float | None,
                       on_notice: Callable[[str, dict[str, Any]], None] | None = None) -> Any:
         """Send one request on this loop's connection; NodeError when the node fails."""
@@ -73,8 +69,12 @@ class NodeClient:
         loop = asyncio.get_running_loop()
         connection = self._connections.get(loop)
         if connection is None or connection.broken is not None:
-            connection = await NodeConnection.open(self.name, self.socket,
-                                                   timeout=CONNECT_TIMEOUT)
+            try:
+                connection = await NodeConnection.open(self.name, self.socket,
+                                                       timeout=CONNECT_TIMEOUT)
+            except NodeError as exc:  # it was stopped or died since the host loaded it
+                self.drop(exc.message.removeprefix(f"node `{self.name}` "))
+                raise
             self._connections[loop] = connection
 
         def notice(kind: str, data: dict[str, Any]) -> None:

@@ -232,3 +232,17 @@ def test_a_late_reply_after_a_timeout_is_dropped_not_fatal(home: Path) -> None:
 
         assert asyncio.run(go()) == "next"
         assert node.client is not None and node.client.dropped is None
+
+
+def test_a_node_stopped_before_a_new_connection_is_dropped(home: Path, run_node: Run) -> None:
+    from eve_build.node.lifecycle import stop_node
+
+    run_node("echo-node", "echo")
+    node = _scan(home)["echo"]  # describe used its own connection: no connection is open
+    stop_node(home, "echo")
+    with pytest.raises(NodeError, match=r"node `echo` does not accept connections"):
+        asyncio.run(_call(_spec(node), "echo", {"text": "x"}))
+    assert node.client is not None and (node.client.dropped or "").startswith(
+        "does not accept connections")
+    hook = _spec(node).hooks["action.call"]  # its hook steps aside from now on
+    assert asyncio.run(hook(Event("action.call", tool="ping", arguments={}))) is None
