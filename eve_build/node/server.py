@@ -135,8 +135,11 @@ class NodeServer:
         command = self.spec.commands.get(name)
         if command is None or command.run is None:
             raise HandlerError(protocol.UNKNOWN_NAME, f"no command `{name}`")
-        return {"reply": str(await _call(command.run, str(params.get("args", "")),
-                                         self.context))}
+        reply = await _call(command.run, str(params.get("args", "")), self.context)
+        if not isinstance(reply, str):
+            raise HandlerError(protocol.HANDLER_FAILED, f"the command `{name}` returned "
+                               f"{type(reply).__name__}, not a str")
+        return {"reply": reply}
 
     async def shutdown(self, _params: dict[str, Any]) -> dict[str, Any]:
         asyncio.get_running_loop().call_later(0.01, self.stopping.set)
