@@ -22,8 +22,12 @@ def test_a_node_joins_the_agent_with_origin_node(app: Path, run_node: Run) -> No
         assert (record.origin, record.status, record.running) == ("node", "loaded", True)
         assert agent.tools() == ["echo", "gizmo__spin", "ping", "sleep", "wait"]
         result = agent.call_tool("echo", {"text": "hi"})
-        assert (result.status, result.value, result.progress) == ("ok", {"echo": "hi"},
-                                                                  ("echoing hi",))
+        assert (result.status, result.value, result.progress) == (
+            "ok", {"echo": "hi", "via": "echo-node"}, ("echoing hi",))  # action.result too
+        answered = agent.fire("message.received", text="echo?")
+        assert (answered.outcome, answered.value) == ("handled", "echo-node is here")
+        shouted = agent.fire("message.received", text="shout: hi")
+        assert (shouted.outcome, shouted.value) == ("transform", "SHOUT: HI")
         blocked = agent.call_tool("ping", {"text": "forbidden"})  # the node hooks every tool
         assert blocked.status == "blocked"
         assert "echo-node does not echo that" in (blocked.error or "")
@@ -67,7 +71,7 @@ def test_two_nodes_with_one_tool_name(app: Path, run_node: Run) -> None:
         messages = [d.message for d in beta.diagnostics]
         assert any("the tool `echo` of local extension `beta` (node" in m
                    and "local extension `alpha` (node) already has it" in m for m in messages)
-        assert agent.call_tool("echo", {"text": "a"}).value == {"echo": "a"}
+        assert agent.call_tool("echo", {"text": "a"}).value["echo"] == "a"
 
 
 def test_a_hook_hanging_past_the_budget_blocks_the_call(app: Path, home: Path) -> None:
