@@ -90,6 +90,13 @@ class NodeClient:
                 self.drop(connection.broken)
             raise
 
+    def close(self) -> None:
+        """Close every connection this client opened (on the loop that owns it)."""
+        for loop, connection in list(self._connections.items()):
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(connection.abort)
+        self._connections.clear()
+
     def drop(self, reason: str) -> None:
         if self.dropped is None:
             self.dropped = reason

@@ -83,6 +83,11 @@ class NodeConnection:
             if future.cancelled() or not future.done():  # wait_for cancels on a timeout
                 self._abandoned.add(request_id)
 
+    def abort(self) -> None:
+        """Close at once, from the loop's own thread (no waiting)."""
+        self._task.cancel()
+        self._writer.close()
+
     async def close(self) -> None:
         self._task.cancel()
         self._writer.close()

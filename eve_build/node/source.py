@@ -15,6 +15,7 @@ from typing import Any
 from eve_build.local.context import LocalSession, ScriptContext
 from eve_build.local.record import LoadRequest, LocalExtension
 from eve_build.node import protocol
+from eve_build.node.client import NodeClient
 from eve_build.node.scan import scan_nodes
 
 
@@ -23,6 +24,7 @@ class NodeSource:
 
     def __init__(self) -> None:
         self._contexts: dict[str, ScriptContext] = {}
+        self._clients: list[NodeClient] = []
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         session: LocalSession = request.session
@@ -38,6 +40,7 @@ class NodeSource:
                 context=context, diagnostics=list(node.diagnostics), running=node.running)
             if node.client is not None:  # a drop later in the session shows on the record
                 node.client.diagnostics = record.diagnostics
+                self._clients.append(node.client)
             records.append(record)
         if problems:  # an unreadable nodes.json: say so on a record of its own
             records.append(LocalExtension("nodes.json", "node", str(request.eve_home),
@@ -45,6 +48,9 @@ class NodeSource:
         return records
 
     def close(self) -> None:
+        for client in self._clients:
+            client.close()
+        self._clients.clear()
         self._contexts.clear()
 
     def _notice(self, node: str, kind: str, data: dict[str, Any]) -> None:
