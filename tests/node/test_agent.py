@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from eve_build.node.lifecycle import StartReport, add_node
+from eve_build.node.lifecycle import StartReport, add_node, start_node
 from eve_build.node.liveness import is_alive
 from eve_build.node.registry import NodeEntry
 from eve_build.runtime import load_agent
@@ -41,7 +42,8 @@ def test_a_node_joins_the_agent_with_origin_node(app: Path, run_node: Run) -> No
         assert [(n.extension, n.text) for n in notices][-1][0] == "echo"
 
 
-def test_a_node_killed_mid_call_fails_that_call_only(app: Path, run_node: Run) -> None:
+def test_a_node_killed_mid_call_fails_that_call_only(app: Path, home: Path,
+                                                     run_node: Run) -> None:
     report = run_node("echo-node", "echo")
     with load_agent(app) as agent:
         result = agent.call_tool("wait", {"seconds": 30},
@@ -60,6 +62,11 @@ def test_a_node_killed_mid_call_fails_that_call_only(app: Path, run_node: Run) -
         [record] = [r for r in agent.local_extensions if r.name == "echo"]
         assert (record.status, record.running) == ("stopped", False), record.diagnostics
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
+        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)  # it comes back
+        agent.reload_extensions()  # what `eve dev` does when `run/` changes
+        assert agent.call_tool("echo", {"text": "back"}).value["echo"] == "back"
+    with load_agent(app) as agent:  # and every later load has it
+        assert agent.call_tool("echo", {"text": "again"}).value["echo"] == "again"
 
 
 def test_two_nodes_with_one_tool_name(app: Path, run_node: Run) -> None:
