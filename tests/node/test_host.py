@@ -247,3 +247,23 @@ def test_a_node_stopped_before_a_new_connection_is_dropped(home: Path, run_node:
         "does not accept connections")
     hook = _spec(node).hooks["action.call"]  # its hook steps aside from now on
     assert asyncio.run(hook(Event("action.call", tool="ping", arguments={}))) is None
+
+
+def test_the_node_answers_garbage_and_unknown_methods_with_errors(home: Path,
+                                                                  run_node: Run) -> None:
+    import json
+    import socket
+
+    report = run_node("echo-node", "echo")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+        raw.settimeout(30)
+        raw.connect(str(report.socket))
+        stream = raw.makefile("rwb")
+        stream.write(b"hello\n" + b'{"jsonrpc": "2.0", "id": 1, "method": "nope"}\n'
+                     + b'{"jsonrpc": "2.0", "id": 2, "method": "describe"}\n')
+        stream.flush()
+        replies = [json.loads(stream.readline()) for _ in range(3)]
+    by_id = {reply["id"]: reply for reply in replies}
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id[1]["error"] == {"code": -32601, "message": "unknown method `nope`"}
+    assert [tool["name"] for tool in by_id[2]["result"]["tools"]] == ["echo", "sleep", "wait"]
