@@ -174,3 +174,11 @@ def test_a_shadowed_extension_is_never_imported(
     assert [(r.origin, r.status) for r in agent.local_extensions] == [
         ("explicit", "loaded"), ("global", "shadowed")]
     assert not (tmp_path / "imported").exists()
+
+
+def test_setup_and_commands_may_be_async(app: Path, global_dir: Path,
+                                         load: Callable[..., Agent]) -> None:
+    place(global_dir, "async-setup.py")
+    agent = load(app)
+    assert by_name(agent)["async-setup"].status == "loaded"
+    assert agent.run_command("later", "on").text == "later on"
