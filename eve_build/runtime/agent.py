@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Coroutine, Mapping, MutableMapping
@@ -110,8 +111,9 @@ class Agent(LocalMethods):
         def progress(text: str) -> None:  # on a worker thread for sync tools
             if on_progress is not None:
                 on_progress(text)
-            loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
-                events.emit(pipeline, "tool.update", tool=name, text=text))))
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now
+                loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
+                    events.emit(pipeline, "tool.update", tool=name, text=text))))
 
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
         with self._counted():
