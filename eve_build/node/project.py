@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,8 +27,9 @@ OBSERVABLE = tuple(dict.fromkeys((*CLASSED_EVENTS, *OBSERVED_EVENTS)))
 """What `*` in `Spec.events` stands for: every observed event."""
 
 
-def load_spec(project: Path, context: NodeContext) -> Spec:
-    """Import `<project>/extension.py` and return what its `setup(ctx)` returns."""
+async def load_spec(project: Path, context: NodeContext) -> Spec:
+    """Import `<project>/extension.py` and return what its `setup(ctx)` returns
+    (awaited when `setup` is async, as for a script)."""
     file = project / EXTENSION_FILE
     if not file.is_file():
         raise EveBuildError(f"`{file}` does not exist",
@@ -48,6 +50,8 @@ def load_spec(project: Path, context: NodeContext) -> Spec:
                             "add `def setup(ctx): return Spec(...)`")
     try:
         result = setup(context)
+        if inspect.isawaitable(result):
+            result = await result
     except Exception as exc:  # user code may raise anything
         raise EveBuildError(f"`setup` in `{file}` raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(result, Spec):

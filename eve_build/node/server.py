@@ -218,7 +218,7 @@ async def serve_node(name: str, project: Path, home: Path) -> None:
         raise EveBuildError(f"node `{name}` is already running on `{paths.socket}`",
                             f"stop it first with `eve ext stop {name}`")
     context = NodeContext(name, project)
-    server = NodeServer(name, load_spec(project, context), context)
+    server = NodeServer(name, await load_spec(project, context), context)
     ensure_run_dir(home)
     paths.socket.unlink(missing_ok=True)  # a stale socket of a node that was killed
     previous = os.umask(0o177)

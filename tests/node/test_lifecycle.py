@@ -195,3 +195,15 @@ def test_stop_kills_a_node_that_does_not_stop_in_time(home: Path, run_node: Run)
     assert [str(f) for f in failures] == [
         "node `echo` closed the connection (did it stop or crash?)"]
     assert not NodePaths(home, "echo").socket.exists()
+
+
+def test_an_async_setup_is_awaited(home: Path, register: Callable[[str, str], Path]) -> None:
+    project = register("echo-node", "echo")
+    source = (project / "extension.py").read_text()
+    (project / "extension.py").write_text(source.replace("def setup(ctx):",
+                                                         "async def setup(ctx):"))
+    report = start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+    try:
+        assert report.tools == ["echo", "sleep", "wait"]
+    finally:
+        stop_node(home, "echo")
