@@ -153,5 +153,15 @@ def _tools(description: dict[str, Any]) -> list[str]:
             if isinstance(item, dict)]
 
 
+TITLES = {"node/project-invalid": "cannot register the node",
+          "node/name-invalid": "cannot register the node",
+          "node/already-registered": "cannot register the node",
+          "node/not-registered": "unknown node",
+          "node/extension-missing": "cannot start the node",
+          "node/start-failed": "cannot start the node",
+          "node/not-running": "cannot stop the node"}
+
+
 def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:
-    return DiagnosticsError("`eve ext` failed", [error(code, file, message, hint)])
+    return DiagnosticsError(TITLES.get(code, "`eve ext` failed"),
+                            [error(code, file, message, hint)])
