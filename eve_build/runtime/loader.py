@@ -96,6 +96,7 @@ def open_agent(
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
         agent = Agent(compiled, surfaces, states, pool, scope)
+        agent.resolver = resolver
         if snapshot is not None:
             agent.load_snapshot(snapshot)
     except BaseException:
