@@ -118,7 +118,7 @@ def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
     else:
         typer.echo(assembled.text, nl=False)
     for part in assembled.errors:
-        echo_err(f"warning: the instructions `{part.file}` could not be rendered: {part.error}")
+        echo_err(f"warning: {part.describe()} could not be rendered: {part.error}")
 
 
 def _jsonable(value: Any) -> Any:

@@ -41,9 +41,13 @@ class PromptPart:
     text: str | None = None
     error: str | None = None
 
+    def describe(self) -> str:
+        owner = f" of mount `{self.mount}`" if self.mount else ""
+        return f"the instructions{owner} (`{self.file}`)"
+
     def render(self) -> str:
         if self.error is not None:
-            return f"[error: the instructions `{self.file}` could not be rendered: {self.error}]"
+            return f"[error: {self.describe()} could not be rendered: {self.error}]"
         return (self.text or "").strip()
 
     def to_json(self) -> dict[str, Any]:

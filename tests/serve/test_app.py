@@ -58,8 +58,8 @@ def test_health_names_the_generation_and_what_is_served(served_root: Path) -> No
     assert body["channels"] == [
         "POST /boom", "POST /echo", "POST /hang", "GET /hello", "GET /unserializable",
         "POST /company/webhook", "POST /crm/webhook"]
-    assert body["schedules"] == ["tick", "company__reports/weekly", "company__sync",
-                                 "crm__reports/weekly", "crm__sync"]
+    assert body["schedules"] == ["digest", "flaky", "tick", "company__reports/weekly",
+                                 "company__sync", "crm__reports/weekly", "crm__sync"]
 
 
 def test_the_request_carries_body_query_and_headers(served_root: Path) -> None:
