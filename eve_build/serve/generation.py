@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from starlette.responses import JSONResponse
 from starlette.routing import Route, Router
 from starlette.types import Receive, Scope, Send
 
@@ -75,28 +76,41 @@ def forget_extension_modules(root: Path) -> None:
 
 
 class Host:
-    """The ASGI app behind every channel: dispatches to the current generation."""
+    """The ASGI app behind every channel: dispatches to the current generation.
 
-    def __init__(self, generation: Generation) -> None:
+    `eve dev` starts one with no generation (its first build is still running):
+    until one is swapped in, channels answer 503.
+    """
+
+    def __init__(self, generation: Generation | None) -> None:
         self.current = generation
         self.retired: list[Generation] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         generation = self.current  # taken once: the request finishes where it started
+        if generation is None:
+            response = JSONResponse({"error": "no good generation yet: the agent is building "
+                                              "or its build failed (see `eve dev`)"},
+                                    status_code=503)
+            await response(scope, receive, send)
+            return
         generation.in_flight += 1
         try:
             await generation.router(scope, receive, send)
         finally:
             generation.in_flight -= 1
 
-    def swap(self, generation: Generation) -> Generation:
+    def swap(self, generation: Generation) -> Generation | None:
         """Make `generation` current; returns the one it replaced."""
         old, self.current = self.current, generation
-        self.retired.append(old)
+        if old is not None:
+            self.retired.append(old)
         return old
 
     def close(self) -> None:
         """Close every generation, newest first."""
-        for generation in [self.current, *reversed(self.retired)]:
+        newest_first = [*([self.current] if self.current else []), *reversed(self.retired)]
+        for generation in newest_first:
             generation.agent.close()
         self.retired.clear()
+        self.current = None
