@@ -35,7 +35,9 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OPTION,
-          channel_timeout: float = TIMEOUT_OPTION) -> None:
+          channel_timeout: float = TIMEOUT_OPTION,
+          access_log: bool = typer.Option(True, "--access-log/--no-access-log",
+                                          help="Log one line per request.")) -> None:
     """Serve the built agent: its channels over HTTP, its schedules on their cron."""
     from eve_build.serve.server import run_server
 
@@ -43,6 +45,7 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
 
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
+                          access_log=access_log,
                           on_ready=lambda url: echo(f"serving on {url} (Ctrl-C to stop)"))
 
     served = run_core(run)

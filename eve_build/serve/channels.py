@@ -56,16 +56,19 @@ class ChannelEndpoint:
         return f"channel `{self.channel.name}` ({self.method} {self.route})"
 
     async def __call__(self, request: Request) -> Response:
-        given = ChannelRequest(
-            method=request.method, path=request.url.path, headers=dict(request.headers),
-            query=dict(request.query_params), content=await request.body(),
-            path_params=dict(request.path_params), channel=self.channel.name)
+        given = ChannelRequest(  # headers and query: starlette's read-only mappings, as they are
+            method=request.method, path=request.scope["path"], headers=request.headers,
+            query=request.query_params, content=await request.body(),
+            path_params=request.path_params, channel=self.channel.name)
+        observed = observes(self.agent, self.channel.tree, "channel.request")
         started = time.perf_counter()
-        await self._observe("start", path=given.path, method=given.method)
+        if observed:
+            await self._observe("start", path=given.path, method=given.method)
         response = await self._answer(given)
-        await self._observe("end", path=given.path, method=given.method,
-                            status=response.status_code,
-                            seconds=round(time.perf_counter() - started, 6))
+        if observed:
+            await self._observe("end", path=given.path, method=given.method,
+                                status=response.status_code,
+                                seconds=round(time.perf_counter() - started, 6))
         return response
 
     async def _answer(self, request: ChannelRequest) -> Response:
@@ -99,6 +102,12 @@ class ChannelEndpoint:
         """Tell observers (`channel.request` hooks); they never change the answer."""
         await self.agent.afire("channel.request", subagent=self.channel.tree or None,
                                data={"channel": self.channel.name, "phase": phase, **data})
+
+
+def observes(agent: Agent, tree: str, event: str) -> bool:
+    """Whether any hook of that agent tree subscribes to `event` (else firing is skipped)."""
+    return any(entry.handler(event) is not None
+               for entry in agent.surface(tree or None).pipeline.hooks)
 
 
 def derive_response(value: Any) -> Response:

@@ -65,6 +65,7 @@ def run_server(
     channel_timeout: float = CHANNEL_TIMEOUT, environ: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
+    access_log: bool = True,
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
@@ -86,6 +87,7 @@ def run_server(
         app = build_app(root, environ=environ, channel_timeout=channel_timeout,
                         lifespans=[*lifespans, *announce], host=generations)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
+                                access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
         caught: list[str] = []
         with _quiet_signals(caught):
