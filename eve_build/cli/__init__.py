@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, extension, runtime, serve
+from eve_build.cli import agent, dev, extension, local, runtime, serve, trust
 
 app = typer.Typer(
     name="eve",
@@ -23,6 +23,8 @@ agent.register(app)
 runtime.register(app)
 dev.register(app)
 serve.register(app)
+local.register(app, extension.app)
+trust.register(app)
 
 
 def _version(value: bool) -> None:

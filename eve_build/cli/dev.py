@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, echo_err, render_diagnostics, run_core
 
 if TYPE_CHECKING:
-    from eve_build.dev import DevSession, Generation
+    from eve_build.dev import DevSession, Generation, LocalRound
     from eve_build.diagnostics import Diagnostic
 
 
@@ -21,6 +22,7 @@ def register(app: typer.Typer) -> None:
 def dev(
     agent: str | None = typer.Option(None, "--agent", help="The agent of a workspace."),
     path: Path = typer.Option(Path(), "--path", help="The app (or workspace) root."),
+    extension: ExtensionPaths = None,
     serve: bool = typer.Option(True, "--serve/--no-serve",
                                help="Serve each good generation (channels, schedules)."),
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
@@ -31,10 +33,11 @@ def dev(
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
     from eve_build.dev import DevSession, run_dev
 
-    session = DevSession(path, agent)
+    session = DevSession(path, agent, extensions=tuple(extension or ()))
     if not serve:
         echo_err("watching for changes (Ctrl-C to stop)")
-        run_core(lambda: run_dev(session, lambda g: show(session, g, [], serving=False)))
+        run_core(lambda: run_dev(session, lambda g: show(session, g, [], serving=False),
+                                 on_local=show_local))
         return
     _serve(session, host, port, channel_timeout)
 
@@ -55,7 +58,8 @@ def _serve(session: DevSession, host: str, port: int, channel_timeout: float) ->
 
         generations = Host(None)
         lifespan = dev_lifespan(session, generations, channel_timeout=channel_timeout,
-                                on_round=lambda g, problems: show(session, g, problems))
+                                on_round=lambda g, problems: show(session, g, problems),
+                                on_local=show_local)
         return run_server(session.app_root, host=host, port=port,
                           channel_timeout=channel_timeout, generations=generations,
                           lifespans=[lifespan], on_ready=lambda url: echo(
@@ -81,3 +85,16 @@ def show(session: DevSession, generation: Generation, problems: list[Diagnostic]
     else:
         keeping = f"; keeping generation {kept.number}" if kept else "; no good generation yet"
         echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
+
+
+def show_local(round_: LocalRound) -> None:
+    from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
+
+    found = Diagnostics()
+    found.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"],
+                            message=d["message"], hint=d["hint"],
+                            severity=Severity(d["severity"]))
+                 for row in round_.rows for d in row["diagnostics"])
+    render_diagnostics(found)
+    states = ", ".join(f"{row['name']} {row['status']}" for row in round_.rows) or "none"
+    echo(f"local extensions reloaded after {', '.join(round_.changed)}: {states}")

@@ -40,14 +40,16 @@ def build_app(
     root: Path, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
-    host: Host | None = None,
+    host: Host | None = None, extensions: Sequence[Path] = (),
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
-    `host` (from `eve dev`) is served as it is, instead of loading `root` now.
+    `host` (from `eve dev`) is served as it is, instead of loading `root` now;
+    `extensions` are local extensions to load besides the usual ones (`-e`).
     """
     if host is None:
-        host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout))
+        host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
+                                    extensions=extensions))
     served = host
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
                           lambda s: _run_on_current(served, s), clock)

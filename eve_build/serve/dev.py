@@ -4,7 +4,9 @@ The dev loop (eve_build.dev) runs on a thread of its own; after each good round
 the new generation is loaded there (imports are slow, the server keeps
 answering), then handed to the server's event loop, which swaps it in. Requests
 already running finish on the generation they started on. A round whose build
-failed, or whose agent does not load, keeps the current generation.
+failed, or whose agent does not load, keeps the current generation. A change to
+the local extensions (no build) loads the current build again with them and swaps
+that in.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eve_build.dev import Changes, DevSession, Generation, run_dev, watch_with_watchfiles
+from eve_build.dev import (
+    Changes,
+    DevSession,
+    Generation,
+    LocalRound,
+    run_dev,
+    watch_with_watchfiles,
+)
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, UsageError
 from eve_build.serve.contributions import describe_error
@@ -39,17 +48,27 @@ class DevServer:
     submit: Submit  # runs a callable on the server's event loop
     environ: Mapping[str, str] | None = None
     channel_timeout: float = CHANNEL_TIMEOUT
+    extensions: tuple[Path, ...] = ()  # `-e` local extensions, loaded with every generation
     load_failures: list[tuple[int, list[Diagnostic]]] = field(default_factory=list)
 
     def on_round(self, generation: Generation) -> list[Diagnostic]:
         """Load a good round's agent and have it swapped in; the load's problems, if any."""
         if not generation.ok:
             return []
+        return self._load(generation.number)
+
+    def on_local_change(self) -> list[Diagnostic]:
+        """The local extensions changed: load the same build again, with them, and swap."""
+        current = self.host.current
+        return [] if current is None else self._load(current.number)
+
+    def _load(self, number: int) -> list[Diagnostic]:
         try:
-            loaded = open_generation(self.root, generation.number, environ=self.environ,
-                                     channel_timeout=self.channel_timeout, fresh=True)
+            loaded = open_generation(self.root, number, environ=self.environ,
+                                     channel_timeout=self.channel_timeout, fresh=True,
+                                     extensions=self.extensions)
         except DiagnosticsError as exc:
-            self.load_failures.append((generation.number, list(exc.diagnostics)))
+            self.load_failures.append((number, list(exc.diagnostics)))
             return list(exc.diagnostics)
         self.submit(lambda: self.host.swap(loaded))
         return []
@@ -63,6 +82,7 @@ def derive_app_root(session: DevSession) -> Path:
 
 def dev_lifespan(
     session: DevSession, host: Host, *, on_round: Callable[[Generation, list[Diagnostic]], None],
+    on_local: Callable[[LocalRound], None] | None = None,
     environ: Mapping[str, str] | None = None, channel_timeout: float = CHANNEL_TIMEOUT,
     watch: Watch = watch_with_watchfiles,
 ) -> Callable[[object], contextlib.AbstractAsyncContextManager[None]]:
@@ -76,15 +96,22 @@ def dev_lifespan(
         loop = asyncio.get_running_loop()
         server = DevServer(host, derive_app_root(session),
                            lambda call: loop.call_soon_threadsafe(call), environ,
-                           channel_timeout)
+                           channel_timeout, session.extensions)
         stop = threading.Event()
 
         def each(generation: Generation) -> None:
             on_round(generation, server.on_round(generation))
 
+        def each_local(round_: LocalRound) -> None:
+            if on_local is not None:
+                on_local(round_)
+            for problem in server.on_local_change():
+                logger.error("%s", problem.render())
+
         def loop_forever() -> None:
             try:
-                run_dev(session, each, watch=lambda paths: watch(paths, stop))
+                run_dev(session, each, watch=lambda paths: watch(paths, stop),
+                        on_local=each_local)
             except Exception as exc:  # the server stays up; say why rebuilding stopped
                 logger.error("the dev loop stopped: %s", describe_error(exc))
 

@@ -10,7 +10,7 @@ scope was installed over the previous one's, so they unwind in that order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +46,7 @@ class Generation:
 def open_generation(
     root: Path, number: int = 1, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, fresh: bool = False,
+    extensions: Sequence[Path] = (),
 ) -> Generation:
     """Load the agent built in `root` (raises DiagnosticsError).
 
@@ -54,7 +55,7 @@ def open_generation(
     """
     if fresh:
         forget_extension_modules(root)
-    agent = load_agent(root, environ=environ)
+    agent = load_agent(root, environ=environ, extensions=extensions)
     try:
         channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
                     for channel in find_bound(agent, "channels")]

@@ -65,7 +65,7 @@ def run_server(
     channel_timeout: float = CHANNEL_TIMEOUT, environ: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
-    access_log: bool = True,
+    access_log: bool = True, extensions: Sequence[Path] = (),
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
@@ -85,7 +85,8 @@ def run_server(
         url = f"http://{host}:{bound[1]}"
         announce = [_announce(url, on_ready)] if on_ready else []
         app = build_app(root, environ=environ, channel_timeout=channel_timeout,
-                        lifespans=[*lifespans, *announce], host=generations)
+                        lifespans=[*lifespans, *announce], host=generations,
+                        extensions=extensions)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
