@@ -13,8 +13,9 @@ starlette app whose async endpoint reads the body and answers the same JSON:
   app with the same settings) over TCP, with an httpx client keeping
   --concurrency requests in flight.
 
-Each row is measured --repeat times and the best run is kept (the machine is
-shared: the best run is the least disturbed one). Prints a markdown table.
+Each row is measured --repeat times, eve and plain in alternation so both see the
+same load (the machine is shared); the table gives the best rate of each and the
+median of the per-pair overheads. Prints a markdown table.
 """
 
 from __future__ import annotations
@@ -111,16 +112,24 @@ def free_port() -> int:
 def http_rate(command: list[str], cwd: Path, path: str, requests: int,
               concurrency: int) -> float:
     port = free_port()
-    process = subprocess.Popen([*command, "--port", str(port)], cwd=cwd,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = cwd / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen([*command, "--port", str(port)], cwd=cwd,
+                                   stdout=subprocess.DEVNULL, stderr=sink)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):  # wait until it answers
+        for _ in range(1200):  # wait until it answers
             try:
                 httpx.post(f"{url}{path}", json={}, timeout=1.0)
                 break
             except httpx.TransportError:
+                if process.poll() is not None:
+                    break
                 time.sleep(0.05)
+        else:
+            raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited:\n{log.read_text()}")
         return asyncio.run(_load(url + path, requests, concurrency))
     finally:
         process.terminate()
@@ -135,7 +144,7 @@ async def _load(url: str, requests: int, concurrency: int) -> float:
         async def worker() -> None:
             while remaining[0] > 0:
                 remaining[0] -= 1
-                response = await client.post(url, json={})
+                response = await client.post(url)  # no body: one write, so Nagle never waits
                 assert response.status_code == 200, response.text
 
         start = time.perf_counter()
@@ -143,8 +152,13 @@ async def _load(url: str, requests: int, concurrency: int) -> float:
         return requests / (time.perf_counter() - start)
 
 
-def best(measure: Callable[[], float], repeat: int) -> float:
-    return max(measure() for _ in range(repeat))
+def paired(eve: Callable[[], float], plain: Callable[[], float],
+           repeat: int) -> tuple[float, float, float]:
+    """Best rps of each and the median overhead, measured in alternation (eve, plain,
+    eve, ...) so that both see the same load on a shared machine."""
+    pairs = [(eve(), plain()) for _ in range(repeat)]
+    ratios = sorted(p / e - 1 for e, p in pairs)
+    return max(e for e, _ in pairs), max(p for _, p in pairs), ratios[len(ratios) // 2]
 
 
 def main() -> None:
@@ -154,7 +168,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
     count, repeat = options.requests, options.repeat
-    rows: list[tuple[str, str, float, float]] = []
+    rows: list[tuple[str, str, tuple[float, float, float]]] = []
     with tempfile.TemporaryDirectory(prefix="eve-serve-bench-") as scratch:
         base = Path(scratch)
         root = make_agent(base / "app")
@@ -169,24 +183,25 @@ def main() -> None:
                    "--log-level", "warning", "--host", "127.0.0.1"]
         try:
             for path, label in (("/ping", "sync `handle`"), ("/aping", "async `handle`")):
-                rows.append(("in process (ASGI)", label,
-                             best(lambda p=path: asgi_rate(eve_app, p, count), repeat),
-                             best(lambda p=path: asgi_rate(plain.app, p, count), repeat)))
-                rows.append(("over HTTP (uvicorn)", label,
-                             best(lambda p=path: http_rate(served, base, p, count,
-                                                           options.concurrency), repeat),
-                             best(lambda p=path: http_rate(uvicorn, base, p, count,
-                                                           options.concurrency), repeat)))
+                rows.append(("in process (ASGI)", label, paired(
+                    lambda p=path: asgi_rate(eve_app, p, count),
+                    lambda p=path: asgi_rate(plain.app, p, count), repeat)))
+                rows.append(("over HTTP (uvicorn)", label, paired(
+                    lambda p=path: http_rate(served, base, p, count, options.concurrency),
+                    lambda p=path: http_rate(uvicorn, base, p, count, options.concurrency),
+                    repeat)))
         finally:
             eve_app.state.host.close()
     print(f"{count} requests, {options.concurrency} in flight over HTTP, best of {repeat}; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {datetime.date.today()}\n")
-    print("| measured | channel | eve serve rps | plain starlette rps | eve overhead |")
-    print("|---|---|---:|---:|---:|")
-    for mode, label, eve, starlette in rows:
-        print(f"| {mode} | {label} | {eve:.0f} | {starlette:.0f} | "
-              f"{(starlette / eve - 1) * 100:.0f}% |")
+    print("| measured | channel | eve serve rps | plain starlette rps | eve overhead "
+          "(median of pairs) | µs added per request |")
+    print("|---|---|---:|---:|---:|---:|")
+    for mode, label, (eve, starlette, overhead) in rows:
+        added = (1 / eve - 1 / starlette) * 1e6
+        print(f"| {mode} | {label} | {eve:.0f} | {starlette:.0f} | {overhead * 100:.0f}% | "
+              f"{added:.0f} |")
 
 
 if __name__ == "__main__":
