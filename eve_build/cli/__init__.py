@@ -10,6 +10,7 @@ import typer
 
 from eve_build._version import __version__
 from eve_build.cli import agent, dev, extension, runtime
+from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
     name="eve",
@@ -22,6 +23,7 @@ app.add_typer(extension.app, name="extension")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+mcp_cli.register(app)
 
 
 def _version(value: bool) -> None:

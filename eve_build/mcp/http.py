@@ -1,0 +1,42 @@
+"""The same MCP server over the streamable HTTP transport, as an ASGI app.
+
+`create_mcp_http(agent, app_root)` gives the app (serving `path`, `/mcp` by default)
+and the lifespan its session manager needs. Run alone, `app` carries that lifespan
+itself; mounted inside another app (`eve serve`), add `routes` to it and enter
+`lifespan()` in its lifespan, because Starlette does not run a mounted app's lifespan.
+Loopback hosts get the SDK's DNS-rebinding protection (Host and Origin checked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from eve_build.mcp.prompts import CommandSource
+from eve_build.mcp.server import create_mcp_server
+from eve_build.runtime.agent import Agent
+
+MCP_PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class McpHttp:
+    app: Starlette
+    routes: list[BaseRoute]
+    lifespan: Callable[[], AbstractAsyncContextManager[Any]]
+
+
+def create_mcp_http(agent: Agent, app_root: Path, *, subagent: str | None = None,
+                    approve: bool = False, path: str = MCP_PATH, host: str = "127.0.0.1",
+                    commands: CommandSource | None = None) -> McpHttp:
+    """The agent's MCP server as a streamable HTTP ASGI app at `path`."""
+    server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
+                               commands=commands)
+    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    return McpHttp(app=app, routes=list(app.routes), lifespan=server.session_manager.run)
