@@ -17,7 +17,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.workers import shared_pool
-from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Connection, Dynamic
 from eve_build.sdk.env import MissingEnvError, resolve_env
 
@@ -69,7 +69,7 @@ async def _resolve(agent: Agent, item: CompiledContribution,
                                "fix the module, then run `eve build` again"))
             return None
     if isinstance(definition, Dynamic) and definition.resolve is not None:
-        binding = agent.bindings.get(item.mount_path or "")
+        binding = _binding(agent, item)
         if binding is None:
             return None  # the mount did not open: loading already said why
         done = await run_bound(definition.resolve, (ToolContext(item.name, item.mount),),
@@ -88,6 +88,15 @@ async def _resolve(agent: Agent, item: CompiledContribution,
                        f"`{item.module}.{item.attribute}` is no longer a connection definition",
                        "run `eve build` again"))
     return None
+
+
+def _binding(agent: Agent, item: CompiledContribution) -> Binding | None:
+    """The binding a contribution runs with (the agent's own, or its mount's)."""
+    if agent.resolver is None:
+        return None
+    if item.mount is None:
+        return agent.resolver.agent
+    return agent.resolver.bindings.get(item.mount_path or "")
 
 
 def _apply_env(connection: Connection, item: CompiledContribution, subagent: str,

@@ -23,11 +23,10 @@ from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
-from eve_build.runtime.surface import Surface
+from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.tools import resolve_tool
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
-from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
@@ -62,11 +61,13 @@ class EventOutcome:
 class Agent:
     """A compiled agent, loaded: mounts bound, definitions imported, state in memory."""
 
+    resolver: Resolver | None = None
+    """How the loader bound definitions to mounts; the serve host binds channels and
+    schedules with it (set by `open_agent`)."""
+
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
-                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
-                 bindings: Mapping[str, Binding] | None = None) -> None:
+                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope) -> None:
         self.compiled = compiled
-        self.bindings = dict(bindings or {})  # by mount path; the agent's own under ""
         self._surfaces = surfaces
         self._states = states  # shared by every binding: keys carry the mount path
         self._approvals = ApprovalSession()

@@ -95,8 +95,8 @@ def open_agent(
             found.extend(problems)
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
-        agent = Agent(compiled, surfaces, states, pool, scope,
-                      bindings={"": resolver.agent, **bindings})
+        agent = Agent(compiled, surfaces, states, pool, scope)
+        agent.resolver = resolver
         if snapshot is not None:
             agent.load_snapshot(snapshot)
     except BaseException:
