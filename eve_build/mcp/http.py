@@ -1,4 +1,5 @@
-"""The same MCP server over the streamable HTTP transport, as an ASGI app.
+"""The same MCP server over the streamable HTTP transport, as an ASGI app, and `eve serve`'s
+app with it mounted at `/mcp` (`create_app_with_mcp`).
 
 `create_mcp_http(agent, app_root)` gives the app (serving `path`, `/mcp` by default)
 and the lifespan its session manager needs. Run alone, `app` carries that lifespan
@@ -9,7 +10,7 @@ Loopback hosts get the SDK's DNS-rebinding protection (Host and Origin checked).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +33,32 @@ class McpHttp:
     lifespan: Callable[[], AbstractAsyncContextManager[Any]]
 
 
-def create_mcp_http(agent: Agent, app_root: Path, *, subagent: str | None = None,
-                    approve: bool = False, path: str = MCP_PATH, host: str = "127.0.0.1",
+def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
+                    subagent: str | None = None, approve: bool = False, path: str = MCP_PATH,
+                    host: str = "127.0.0.1",
                     commands: CommandSource | None = None) -> McpHttp:
     """The agent's MCP server as a streamable HTTP ASGI app at `path`."""
     server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
                                commands=commands)
     app = server.streamable_http_app(streamable_http_path=path, host=host)
     return McpHttp(app=app, routes=list(app.routes), lifespan=server.session_manager.run)
+
+
+def create_app_with_mcp(root: Path, *, approve: bool = False, host: str = "127.0.0.1",
+                        environ: Mapping[str, str] | None = None, **options: Any) -> Starlette:
+    """`eve_build.serve.create_app(root, ...)` with the agent's MCP server at `/mcp`.
+
+    The MCP server always serves the host's current generation, so `eve dev`'s swaps
+    reach MCP clients too; its session manager runs in the app's lifespan. `host` is
+    the address the app is bound to: loopback ones get DNS-rebinding protection.
+    """
+    from eve_build.serve import create_app
+
+    mounted: list[McpHttp] = []
+    lifespans = [*options.pop("lifespans", ()), lambda _app: mounted[0].lifespan()]
+    app = create_app(root, environ=environ, lifespans=lifespans, **options)
+    mcp = create_mcp_http(lambda: app.state.host.current.agent, root, approve=approve,
+                          host=host)
+    mounted.append(mcp)
+    app.router.routes.extend(mcp.routes)  # routes are matched before the channels
+    return app

@@ -5,6 +5,7 @@ into its own module. The transports (stdio.py, http.py) only run it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,35 +24,41 @@ from eve_build.runtime.approval import ApprovalRequest, Approver
 SERVER_NAME = "eve"
 
 
-def create_mcp_server(agent: Agent, app_root: Path, *, subagent: str | None = None,
-                      approve: bool = False,
+def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
+                      subagent: str | None = None, approve: bool = False,
                       commands: CommandSource | None = None) -> Server[Any]:
-    """The agent as an MCP server; `approve` says yes to every approval request."""
-    agent.surface(subagent)  # an unknown subagent fails now, not at the first request
+    """The agent as an MCP server; `approve` says yes to every approval request.
+
+    `agent` may be a callable giving the current agent (`eve serve` swaps generations):
+    every request then asks it.
+    """
+    current: Callable[[], Agent] = agent if callable(agent) else lambda: agent
+    current().surface(subagent)  # an unknown subagent fails now, not at the first request
     approver: Approver | None = _approve_all if approve else None
-    skills = find_skill_files(agent, app_root, subagent)
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=await derive_mcp_tools(agent, subagent))
+        return types.ListToolsResult(tools=await derive_mcp_tools(current(), subagent))
 
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         async def progress(step: float, text: str) -> None:
             await ctx.session.report_progress(step, None, text)
 
-        return await call_mcp_tool(agent, subagent, params.name, params.arguments,
+        return await call_mcp_tool(current(), subagent, params.name, params.arguments,
                                    approver=approver, progress=progress)
 
     async def list_resources(_ctx: ServerRequestContext[Any],
                              _params: types.PaginatedRequestParams | None,
                              ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=derive_mcp_resources(skills))
+        return types.ListResourcesResult(resources=derive_mcp_resources(
+            find_skill_files(current(), app_root, subagent)))
 
     async def read_resource(_ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams,
                             ) -> types.ReadResourceResult:
         try:
+            skills = find_skill_files(current(), app_root, subagent)
             return read_skill_resource(skills, str(params.uri))
         except (LookupError, OSError) as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None

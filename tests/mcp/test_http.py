@@ -1,0 +1,50 @@
+"""The agent's MCP server at `/mcp` of the served app, over real HTTP with the SDK's
+streamable HTTP client."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from eve_build.mcp.http import create_app_with_mcp
+from tests.mcp.conftest import SECRETS, text_of
+from tests.mcp.servers import serving
+
+
+def test_the_served_app_answers_mcp_at_slash_mcp(mcp_app: Path) -> None:
+    app = create_app_with_mcp(mcp_app, environ=SECRETS, schedules=False)
+
+    async def scenario(url: str) -> dict[str, Any]:
+        async with asyncio.timeout(60), Client(f"{url}/mcp", read_timeout_seconds=30) as client:
+            return {
+                "tools": [t.name for t in (await client.list_tools()).tools],
+                "search": await client.call_tool("company__search", {"query": "ada"}),
+                "blocked": await client.call_tool("crm__search", {"query": "forbidden"}),
+                "skill": await client.read_resource("skill://crm__summarize"),
+            }
+
+    with serving(app) as url:
+        got = asyncio.run(scenario(url))
+
+    assert {"crm__search", "company__search", "explode"} <= set(got["tools"])
+    assert got["search"].structured_content["region"] == "us"
+    assert got["blocked"].is_error and "is not allowed here" in text_of(got["blocked"])
+    assert "five bullet points" in got["skill"].contents[0].text
+
+
+def test_a_foreign_host_header_is_refused(mcp_app: Path) -> None:
+    import httpx
+
+    app = create_app_with_mcp(mcp_app, environ=SECRETS, schedules=False)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    with serving(app) as url:
+        response = httpx.post(f"{url}/mcp", json=body, timeout=30,
+                              headers={"Host": "evil.example.com",
+                                       "Accept": "application/json, text/event-stream"})
+        health = httpx.get(f"{url}/.eve/health", timeout=30)
+
+    assert response.status_code in (400, 403, 421)
+    assert health.status_code == 200  # the rest of the app is unchanged
