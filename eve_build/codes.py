@@ -115,6 +115,25 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
+    "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
+    "local/extension-module-missing": "A local extension folder has no `extension.py`.",
+    "local/path-missing": "An `-e PATH` names no `.py` file and no folder with `extension.py`.",
+    "local/syntax-error": "A local extension's module does not parse; it is not loaded.",
+    "local/setup-failed": "A local extension raised on import or in `setup`; it is not loaded.",
+    "local/setup-missing": "A local extension defines no callable `setup(ctx)`.",
+    "local/spec-invalid": "`setup` returned no Spec, or a Spec field holds the wrong type.",
+    "local/spec-field-unknown": "`setup` built a Spec with a field Spec does not take.",
+    "local/timeout": "A local extension's import and `setup` took longer than 5 s.",
+    "local/tool-invalid": "A local tool is not a valid define_tool() definition; it is left out.",
+    "local/command-invalid": "A local command is not a define_command() with a callable `run`.",
+    "local/event-unknown": "A local hook or observer names an event it cannot handle.",
+    "local/name-taken": "A local tool or command name is already taken; the later one is left "
+        "out.",
+    "local/project-untrusted": "The project's `.eve/extensions/` is not approved, or changed "
+        "since it was: skipped until `eve trust`.",
+    "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
+        "trusted.",
     # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
     "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
     "connection/env-missing": "A connection's URL or header needs an environment variable that "

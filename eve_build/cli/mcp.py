@@ -25,6 +25,8 @@ def mcp(
     path: Path = PATH_OPTION,
     approve: bool = typer.Option(False, "--approve",
                                  help="Approve every call of tools that ask for approval."),
+    extension: list[Path] = typer.Option([], "-e", "--extension",
+                                         help="Also load this local extension (repeatable)."),
 ) -> None:
     """Serve the built agent's tools, skills and commands to an MCP client over stdio.
 
@@ -33,7 +35,8 @@ def mcp(
     from eve_build.mcp.stdio import serve_stdio
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    run_core(lambda: serve_stdio(path, subagent=subagent, approve=approve))
+    run_core(lambda: serve_stdio(path, subagent=subagent, approve=approve,
+                                 extensions=extension))
 
 
 def connections(

@@ -1,16 +1,18 @@
 """Local commands (DESIGN.md section 7) as MCP prompts: `/notes ARGS` -> prompt `notes`.
 
-The seam: the server asks a CommandSource for the commands and runs one through it.
-The runtime host's local extensions are its one implementation to come; until the
-host exposes commands, `eve mcp` serves no prompts (docs/mcp.md says so).
+The seam: the server asks a CommandSource for the commands and runs one through it;
+AgentCommands is the one for a loaded agent (its local extensions' commands).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from mcp import types
+
+from eve_build.runtime.agent import Agent
 
 ARGS = "args"
 """The one prompt argument: the text after the command's name."""
@@ -29,6 +31,23 @@ class CommandSource(Protocol):
     def list_commands(self) -> list[CommandPrompt]: ...
 
     async def run_command(self, name: str, args: str) -> str: ...
+
+
+class AgentCommands:
+    """The commands of the current agent's local extensions; an error reply raises."""
+
+    def __init__(self, current: Callable[[], Agent]) -> None:
+        self._current = current
+
+    def list_commands(self) -> list[CommandPrompt]:
+        return [CommandPrompt(c.name, c.description, c.arg_hint)
+                for c in self._current().commands()]
+
+    async def run_command(self, name: str, args: str) -> str:
+        reply = await self._current().arun_command(name, args)
+        if not reply.ok:
+            raise RuntimeError(reply.text)
+        return reply.text
 
 
 def derive_mcp_prompts(commands: list[CommandPrompt]) -> list[types.Prompt]:

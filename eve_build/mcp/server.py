@@ -15,7 +15,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from eve_build._version import __version__
-from eve_build.mcp.prompts import CommandSource, derive_mcp_prompts, get_mcp_prompt
+from eve_build.mcp.prompts import (
+    AgentCommands,
+    CommandSource,
+    derive_mcp_prompts,
+    get_mcp_prompt,
+)
 from eve_build.mcp.resources import derive_mcp_resources, find_skill_files, read_skill_resource
 from eve_build.mcp.tools import call_mcp_tool, derive_mcp_tools
 from eve_build.runtime.agent import Agent
@@ -35,6 +40,7 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     current: Callable[[], Agent] = agent if callable(agent) else lambda: agent
     current().surface(subagent)  # an unknown subagent fails now, not at the first request
     approver: Approver | None = _approve_all if approve else None
+    commands = commands if commands is not None else AgentCommands(current)
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -65,13 +71,10 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
     async def list_prompts(_ctx: ServerRequestContext[Any],
                            _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-        listed = commands.list_commands() if commands is not None else []
-        return types.ListPromptsResult(prompts=derive_mcp_prompts(listed))
+        return types.ListPromptsResult(prompts=derive_mcp_prompts(commands.list_commands()))
 
     async def get_prompt(_ctx: ServerRequestContext[Any],
                          params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        if commands is None:
-            raise MCPError(types.INVALID_PARAMS, f"no prompt `{params.name}`")
         try:
             return await get_mcp_prompt(commands, params.name, params.arguments)
         except Exception as exc:  # a command raising is its error reply

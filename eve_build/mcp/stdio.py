@@ -7,7 +7,7 @@ cannot corrupt the stream; logs go to stderr.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from eve_build.mcp.sdk import require_sdk
@@ -15,8 +15,12 @@ from eve_build.runtime.loader import load_agent
 
 
 def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
-                environ: Mapping[str, str] | None = None) -> None:
+                environ: Mapping[str, str] | None = None, extensions: Sequence[Path] = ()
+                ) -> None:
     """Load the agent and serve it on stdin/stdout until the client closes the stream.
+
+    Local extensions load as for `eve call` (`extensions` are the `-e` paths); their
+    tools are MCP tools and their commands MCP prompts.
 
     Raises DiagnosticsError (the SDK missing, the agent not loading) or
     ToolNotFoundError (an unknown subagent) before anything is served.
@@ -27,7 +31,7 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
 
     from eve_build.mcp.server import create_mcp_server
 
-    with load_agent(app_root, environ=environ) as agent:
+    with load_agent(app_root, environ=environ, extensions=extensions) as agent:
         server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve)
 
         async def run() -> None:

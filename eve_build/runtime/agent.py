@@ -9,16 +9,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
-from collections.abc import Callable, Coroutine, Mapping, MutableMapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
-from eve_build.runtime import calls
+from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
@@ -30,6 +31,11 @@ from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
+
+if TYPE_CHECKING:
+    from eve_build.local.host import CommandInfo, Guideline
+    from eve_build.local.layer import CommandReply, LocalLayer
+    from eve_build.local.record import LocalExtension
 
 T = TypeVar("T")
 
@@ -66,15 +72,22 @@ class Agent:
     schedules with it (set by `open_agent`)."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
-                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope) -> None:
+                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
+                 local: LocalLayer | None = None) -> None:
         self.compiled = compiled
         self._surfaces = surfaces
+        self._local = local
+        if local is not None:
+            surfaces[""] = local.apply(surfaces[""])
         self._states = states  # shared by every binding: keys carry the mount path
         self._approvals = ApprovalSession()
         self._pool = pool
         self._scope = scope
-        self._local = threading.local()
+        self._thread = threading.local()
+        self._running = 0  # calls and commands in progress (a reload waits for none)
+        self._running_lock = threading.Lock()
         self._loops: list[asyncio.AbstractEventLoop] = []
+        self._closed = False
 
     def tools(self, subagent: str | None = None) -> list[str]:
         """The tool names of the agent (or of the subagent at that path), sorted."""
@@ -111,8 +124,23 @@ class Agent:
         if entry is None:
             raise ToolNotFoundError(f"the agent has no tool `{name}`",
                                     calls.suggest_tools(name, surface.tools))
-        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, on_progress)
-        return await call.run({} if arguments is None else arguments)
+        pipeline, given = surface.pipeline, {} if arguments is None else dict(arguments)
+        loop, updates = asyncio.get_running_loop(), []
+
+        def progress(text: str) -> None:  # on a worker thread for sync tools
+            if on_progress is not None:
+                on_progress(text)
+            loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
+                events.emit(pipeline, "tool.update", tool=name, text=text))))
+
+        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
+        with self._counted():
+            await events.emit(pipeline, "tool.start", tool=name, arguments=given)
+            result = await call.run(given)
+            await asyncio.gather(*updates)
+            await events.emit(pipeline, "tool.end", tool=name, arguments=given,
+                              result=result.value, status=result.status, error=result.error)
+        return result
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,
@@ -154,10 +182,64 @@ class Agent:
     def fire(self, name: str, *, subagent: str | None = None, **fields: Any) -> EventOutcome:
         return self._run(self.afire(name, subagent=subagent, **fields))
 
+    @property
+    def local_extensions(self) -> list[LocalExtension]:
+        """The records of the local extensions (empty when loaded without them)."""
+        return [] if self._local is None else list(self._local.records)
+
+    @property
+    def local(self) -> LocalLayer | None:
+        return self._local
+
+    def commands(self) -> list[CommandInfo]:
+        """The local extensions' commands, sorted by name."""
+        return [] if self._local is None else self._local.commands()
+
+    def guidelines(self) -> list[Guideline]:
+        """The local extensions' guidelines, in load order (`eve prompt` shows them)."""
+        return [] if self._local is None else self._local.guidelines()
+
+    async def arun_command(self, name: str, args: str = "") -> CommandReply:
+        """Run a local command; raises CommandNotFoundError for an unknown name."""
+        from eve_build.local.layer import CommandNotFoundError
+
+        if self._local is None:
+            raise CommandNotFoundError(f"there is no command `{name}`",
+                                       "the agent was loaded without local extensions")
+        with self._counted():
+            return await self._local.arun_command(name, args)
+
+    def run_command(self, name: str, args: str = "") -> CommandReply:
+        return self._run(self.arun_command(name, args))
+
+    def reload_extensions(self) -> list[LocalExtension]:
+        """Load the local extensions again (trust checked again); refused during a call."""
+        with self._running_lock:
+            if self._running:
+                raise EveBuildError("cannot reload the local extensions while a call is running",
+                                    "reload when the call has ended")
+            if self._local is not None:
+                self._surfaces[""] = self._local.reload()
+        events.emit_blocking(self.surface().pipeline, "extensions.changed",
+                             extensions=[r.name for r in self.local_extensions if r.loaded])
+        return self.local_extensions
+
+    @contextlib.contextmanager
+    def _counted(self) -> Iterator[None]:
+        with self._running_lock:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._running_lock:
+                self._running -= 1
+
     def snapshot(self) -> dict[str, Any]:
         """The session as JSON-able data: state by key and remembered approvals."""
         data = {"formatVersion": SNAPSHOT_FORMAT_VERSION, "state": dict(self._states),
                 "approvals": self._approvals.snapshot()}
+        if self._local is not None and (entries := self._local.request.session.snapshot()):
+            data["local"] = entries
         try:
             copied: dict[str, Any] = json.loads(json.dumps(data))
         except (TypeError, ValueError) as exc:
@@ -179,6 +261,8 @@ class Agent:
         self._states.clear()
         self._states.update(migrated["state"])
         self._approvals.restore(migrated["approvals"])
+        if self._local is not None:
+            self._local.request.session.restore(snapshot.get("local", {}))
         return warnings
 
     def state(self, key: str) -> Any:
@@ -195,15 +279,18 @@ class Agent:
             coroutine.close()
             raise EveBuildError("a sync call of the agent was made inside a running event loop",
                                 "await the async form instead (`acall_tool`, `afire`)")
-        loop: asyncio.AbstractEventLoop | None = getattr(self._local, "loop", None)
+        loop: asyncio.AbstractEventLoop | None = getattr(self._thread, "loop", None)
         if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
-            self._local.loop = loop
+            self._thread.loop = loop
             self._loops.append(loop)
         return loop.run_until_complete(coroutine)
 
     def close(self) -> None:
         """Stop the loops this agent made and give back sys.path and the agent package."""
+        if not self._closed:
+            self._closed = True
+            events.emit_blocking(self.surface().pipeline, "agent.end")
         for loop in self._loops:
             if loop.is_running() or loop.is_closed():
                 continue
@@ -215,6 +302,12 @@ class Agent:
             loop.close()
         self._loops.clear()
         self._scope.close()
+        if self._local is not None:
+            self._local.close()
+
+    def start(self) -> None:
+        """Emit `agent.start` (the loader does, once the agent has loaded)."""
+        events.emit_blocking(self.surface().pipeline, "agent.start")
 
     def __enter__(self) -> Agent:
         return self

@@ -12,7 +12,7 @@ problem is collected, and one DiagnosticsError lists them all.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ from eve_build.consumer.compiled import (
 )
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
+from eve_build.local.load import derive_local_sources, open_local_layer
+from eve_build.local.record import LocalSource
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
@@ -42,10 +44,16 @@ HOOK_BUDGET = 5.0
 def load_agent(
     app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
+    local: bool = True, extensions: Sequence[Path] = (),
 ) -> Agent:
-    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError)."""
+    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError).
+
+    With `local` (the default), the local extensions load too: `extensions` (`-e`),
+    then `<app_root>/.eve/extensions/` when trusted, then `$EVE_HOME/extensions/`.
+    """
     return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
-                      hook_budget=hook_budget, snapshot=snapshot)
+                      hook_budget=hook_budget, snapshot=snapshot, local=local,
+                      extensions=extensions)
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
@@ -72,8 +80,14 @@ def open_agent(
     compiled: CompiledAgent, app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
     mounts: Mapping[str, Mount] | None = None, pool: WorkerPool | None = None,
+    local: bool = False, extensions: Sequence[Path] = (),
+    local_sources: Sequence[LocalSource] | None = None,
 ) -> Agent:
-    """Load a compiled agent; `mounts` (by mount path) stand in for mount files."""
+    """Load a compiled agent; `mounts` (by mount path) stand in for mount files.
+
+    `local` loads the local extensions (from `local_sources`, by default
+    `derive_local_sources(extensions)`); a failing one is dropped, never fatal.
+    """
     root = app_root.resolve()
     trees = walk_trees(compiled.root)
     scope = ModuleScope()
@@ -95,10 +109,16 @@ def open_agent(
             found.extend(problems)
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
-        agent = Agent(compiled, surfaces, states, pool, scope)
+        layer = None
+        if local or local_sources is not None:
+            layer = open_local_layer(root, states, pool,
+                                     derive_local_sources(extensions) if local_sources is None
+                                     else local_sources)
+        agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
         if snapshot is not None:
             agent.load_snapshot(snapshot)
+        agent.start()
     except BaseException:
         scope.close()
         raise

@@ -164,3 +164,22 @@ def test_an_agent_that_does_not_load_says_why(mcp_app: Path, eve_env: Any) -> No
     assert done.stdout == ""
     assert "COMPANY_CRM_KEY" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_local_extensions_give_tools_and_prompts(mcp_app: Path, eve_env: Any,
+                                                 tmp_path: Path) -> None:
+    async def scenario(client: Client) -> Any:
+        tools = [t.name for t in (await client.list_tools()).tools]
+        noted = await client.call_tool("note", {"text": "call Ada"})
+        prompts = (await client.list_prompts()).prompts
+        shown = await client.get_prompt("notes", {"args": "today"})
+        return tools, noted, prompts, shown
+
+    tools, noted, prompts, shown = run_session(
+        mcp_app, eve_env(), tmp_path / "err", scenario,
+        "-e", str(FIXTURES / "local/notes.py"))
+
+    assert "note" in tools and "crm__search" in tools
+    assert noted.structured_content == {"noted": "call Ada", "count": 1, "extension": "notes"}
+    assert [(p.name, p.description) for p in prompts] == [("notes", "Show the notes.")]
+    assert shown.messages[0].content.text == "1 notes (today)\n- call Ada"
