@@ -134,6 +134,13 @@ CODES: dict[str, str] = {
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
         "trusted.",
+    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
+    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
+        "pip install 'eve-build[serve]'.",
+    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
+    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
+    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
     "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
     "connection/env-missing": "A connection's URL or header needs an environment variable that "

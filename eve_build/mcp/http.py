@@ -46,17 +46,18 @@ def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
 def create_app_with_mcp(root: Path, *, approve: bool = False, host: str = "127.0.0.1",
                         environ: Mapping[str, str] | None = None, **options: Any) -> Starlette:
-    """`eve_build.serve.create_app(root, ...)` with the agent's MCP server at `/mcp`.
+    """`eve_build.serve.create_app(root, ...)` with the agent's MCP server at `/mcp`
+    (what `eve serve` runs when the MCP SDK is installed).
 
     The MCP server always serves the host's current generation, so `eve dev`'s swaps
     reach MCP clients too; its session manager runs in the app's lifespan. `host` is
     the address the app is bound to: loopback ones get DNS-rebinding protection.
     """
-    from eve_build.serve import create_app
+    from eve_build.serve.app import build_app
 
     mounted: list[McpHttp] = []
     lifespans = [*options.pop("lifespans", ()), lambda _app: mounted[0].lifespan()]
-    app = create_app(root, environ=environ, lifespans=lifespans, **options)
+    app = build_app(root, environ=environ, lifespans=lifespans, **options)
     mcp = create_mcp_http(lambda: app.state.host.current.agent, root, approve=approve,
                           host=host)
     mounted.append(mcp)

@@ -26,8 +26,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
-from eve_build.serve.channels import CHANNEL_TIMEOUT
 from eve_build.serve.generation import Host, open_generation
+from eve_build.serve.request import CHANNEL_TIMEOUT
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import run_schedule
 

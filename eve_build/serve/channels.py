@@ -25,10 +25,7 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext
 from eve_build.serve.contributions import BoundContribution, describe_error
-from eve_build.serve.request import ChannelRequest, RequestBodyError
-
-CHANNEL_TIMEOUT = 30.0
-"""Seconds a channel handler may take before the host answers 500 (`--channel-timeout`)."""
+from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 
 logger = logging.getLogger("eve_build.serve")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it

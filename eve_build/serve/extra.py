@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import importlib.util
 
-from eve_build.errors import EveBuildError
+from eve_build.serve.errors import serve_error
 
 SERVE_MODULES = ("starlette", "uvicorn")
 INSTALL_HINT = "pip install 'eve-build[serve]'"
 
 
 def require_serve_extra() -> None:
-    """Raise a clear EveBuildError when starlette or uvicorn is not installed."""
+    """Raise a clear DiagnosticsError when starlette or uvicorn is not installed."""
     missing = [name for name in SERVE_MODULES if not _is_importable(name)]
     if missing:
         names = " and ".join(f"`{name}`" for name in missing)
-        raise EveBuildError(f"serving needs {names}, which this environment lacks",
-                            f"install the serve extra: {INSTALL_HINT}")
+        raise serve_error("serve/extra-missing",
+                          f"serving needs {names}, which this environment lacks",
+                          f"install the serve extra: {INSTALL_HINT}")
 
 
 def _is_importable(name: str) -> bool:

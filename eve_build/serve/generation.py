@@ -20,8 +20,9 @@ from starlette.types import Receive, Scope, Send
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent, read_compiled_agent
 from eve_build.runtime.workers import shared_pool
-from eve_build.serve.channels import CHANNEL_TIMEOUT, ChannelEndpoint
+from eve_build.serve.channels import ChannelEndpoint
 from eve_build.serve.contributions import BoundContribution, find_bound
+from eve_build.serve.request import CHANNEL_TIMEOUT
 
 
 @dataclass

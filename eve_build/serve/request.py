@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+CHANNEL_TIMEOUT = 30.0
+"""Seconds a channel handler may take before the host answers 500 (`--channel-timeout`)."""
+
 
 class RequestBodyError(ValueError):
     """`request.json()` on a body that is not JSON; the message says why."""

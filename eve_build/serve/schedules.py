@@ -9,21 +9,24 @@ start and end. A run that raises is a `failed` ScheduleRun, never an exception.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.cron import derive_next_runs
-from eve_build.errors import UsageError
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
+from eve_build.runtime.loader import load_agent
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext
-from eve_build.serve.contributions import BoundContribution, describe_error
+from eve_build.serve.contributions import BoundContribution, describe_error, find_bound
+from eve_build.serve.errors import serve_error
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,8 @@ def find_schedule(schedules: Sequence[BoundContribution], name: str,
     hint = (f"did you mean {', '.join(f'`{n}`' for n in close)}?" if close else
             f"its schedules: {', '.join(f'`{n}`' for n in names)}" if names else
             f"{where} has no schedules")
-    raise UsageError(f"{where} has no schedule `{name}`", hint)
+    raise serve_error("serve/schedule-unknown", f"{where} has no schedule `{name}`", hint,
+                      title="cannot run the schedule")
 
 
 async def run_schedule(agent: Agent, schedule: BoundContribution) -> ScheduleRun:
@@ -110,6 +114,14 @@ async def run_schedule(agent: Agent, schedule: BoundContribution) -> ScheduleRun
     await _observe(agent, schedule, "end", mode=mode, status=done.status, error=done.error,
                    seconds=round(done.seconds, 6))
     return done
+
+
+def run_schedule_now(root: Path, name: str, *, subagent: str | None = None,
+                     environ: Mapping[str, str] | None = None) -> ScheduleRun:
+    """`eve schedule run NAME`: load the agent, run one schedule, close the agent."""
+    with load_agent(root, environ=environ) as agent:
+        schedule = find_schedule(find_bound(agent, "schedules"), name, subagent)
+        return asyncio.run(run_schedule(agent, schedule))
 
 
 async def _observe(agent: Agent, schedule: BoundContribution, phase: str, **data: Any) -> None:

@@ -48,3 +48,34 @@ def test_a_foreign_host_header_is_refused(mcp_app: Path) -> None:
 
     assert response.status_code in (400, 403, 421)
     assert health.status_code == 200  # the rest of the app is unchanged
+
+
+def test_eve_serve_mounts_the_mcp_server(mcp_app: Path, eve_env: Any) -> None:
+    import signal
+    import subprocess
+
+    from tests.mcp.conftest import eve_command
+    from tests.mcp.servers import free_port
+
+    port = free_port()
+    process = subprocess.Popen(eve_command("serve", "--path", str(mcp_app), "--port", str(port)),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=eve_env(NO_COLOR="1"))
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # `serving on URL` once the app has started
+        assert line.startswith(f"serving on http://127.0.0.1:{port}"), line
+
+        async def scenario() -> Any:
+            async with asyncio.timeout(60), Client(f"http://127.0.0.1:{port}/mcp",
+                                                   read_timeout_seconds=30) as client:
+                return await client.call_tool("crm__search", {"query": "ada"})
+
+        result = asyncio.run(scenario())
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+
+    assert result.structured_content["region"] == "eu"
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr

@@ -44,6 +44,14 @@ FILES = {
         "from eve_build.sdk import define_schedule\n\n\n"
         "def run(ctx):\n    return {'ticked': ctx.name}\n\n\n"
         'schedule = define_schedule(cron="@hourly", run=run)\n'),
+    "schedules/digest.py": (
+        "from eve_build.sdk import define_schedule\n\n"
+        'schedule = define_schedule(cron="0 9 * * mon-fri", '
+        'markdown="Summarise yesterday\'s tickets.")\n'),
+    "schedules/flaky.py": (
+        "from eve_build.sdk import define_schedule\n\n\n"
+        "def run(ctx):\n    raise RuntimeError('the mail server is down')\n\n\n"
+        'schedule = define_schedule(cron="*/5 * * * *", run=run)\n'),
     "hooks/watch.py": (
         "from eve_build.sdk import define_hook\n\nSEEN = []\n\n\n"
         "def observe(event, ctx):\n    SEEN.append((event.name, dict(event.data)))\n\n\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,8 +58,8 @@ def test_health_names_the_generation_and_what_is_served(served_root: Path) -> No
     assert body["channels"] == [
         "POST /boom", "POST /echo", "POST /hang", "GET /hello", "GET /unserializable",
         "POST /company/webhook", "POST /crm/webhook"]
-    assert body["schedules"] == ["tick", "company__reports/weekly", "company__sync",
-                                 "crm__reports/weekly", "crm__sync"]
+    assert body["schedules"] == ["digest", "flaky", "tick", "company__reports/weekly",
+                                 "company__sync", "crm__reports/weekly", "crm__sync"]
 
 
 def test_the_request_carries_body_query_and_headers(served_root: Path) -> None:
@@ -142,3 +143,17 @@ def test_channel_requests_are_told_to_observers(served_root: Path) -> None:
     assert [(name, data["channel"], data["phase"]) for name, data in seen] == [
         ("channel.request", "boom", "start"), ("channel.request", "boom", "end")]
     assert seen[1][1]["status"] == 500
+
+
+def test_without_the_serve_extra_the_error_names_the_install_command(
+    served_root: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from eve_build.errors import DiagnosticsError
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if it were not installed
+    with pytest.raises(DiagnosticsError) as caught:
+        create_app(served_root, environ=ENVIRON)
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.message, diagnostic.hint) == (
+        "serve/extra-missing", "serving needs `uvicorn`, which this environment lacks",
+        "install the serve extra: pip install 'eve-build[serve]'")
