@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, extension, runtime, serve
+from eve_build.cli import agent, dev, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
@@ -23,6 +23,8 @@ app.add_typer(extension.app, name="extension")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+local.register(app, extension.app)
+trust.register(app)
 serve.register(app)
 mcp_cli.register(app)
 

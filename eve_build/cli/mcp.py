@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, emit_json, render_diagnostics, run_core
 
 PATH_OPTION = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`).")
@@ -25,8 +26,7 @@ def mcp(
     path: Path = PATH_OPTION,
     approve: bool = typer.Option(False, "--approve",
                                  help="Approve every call of tools that ask for approval."),
-    extension: list[Path] = typer.Option([], "-e", "--extension",
-                                         help="Also load this local extension (repeatable)."),
+    extension: ExtensionPaths = None,
 ) -> None:
     """Serve the built agent's tools, skills and commands to an MCP client over stdio.
 
@@ -36,7 +36,7 @@ def mcp(
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     run_core(lambda: serve_stdio(path, subagent=subagent, approve=approve,
-                                 extensions=extension))
+                                 extensions=extension or ()))
 
 
 def connections(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -27,8 +27,6 @@ from eve_build.consumer.compiled import (
 )
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
-from eve_build.local.load import derive_local_sources, open_local_layer
-from eve_build.local.record import LocalSource
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
@@ -36,6 +34,9 @@ from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount
+
+if TYPE_CHECKING:
+    from eve_build.local.record import LocalSource
 
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
@@ -110,7 +111,9 @@ def open_agent(
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
         layer = None
-        if local or local_sources is not None:
+        if local or local_sources is not None:  # imported here: eve_build.local uses runtime
+            from eve_build.local.load import derive_local_sources, open_local_layer
+
             layer = open_local_layer(root, states, pool,
                                      derive_local_sources(extensions) if local_sources is None
                                      else local_sources)

@@ -35,11 +35,28 @@ tool = define_tool(description="Answer with pong.", input=PingInput,
 '''
 
 
+WATCH = '''\
+from eve_build.sdk import define_hook, define_state
+
+seen = define_state("seen", list)
+
+
+def record(event, ctx):
+    seen.update(lambda items: [*items, [event.name, event.tool]])
+
+
+hook = define_hook(events={"tool.start": record, "tool.end": record, "agent.start": record})
+'''
+SKILL = "---\ndescription: Summarize a text.\n---\nSummarize in three lines.\n"
+
+
 @pytest.fixture(scope="session")
 def compiled_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = make_app(tmp_path_factory.mktemp("local-app") / "app", ["gizmo"], {
         "extensions/gizmo.py": "from gizmo import gizmo\n\nmount = gizmo()\n",
         "tools/ping.py": PING,
+        "skills/summarize.md": SKILL,
+        "hooks/watch.py": WATCH,
     })
     compile_app(root)
     return root
