@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from eve_build.connections.resolve import ResolvedConnection
 from eve_build.diagnostics import Diagnostic, error
@@ -32,8 +33,9 @@ class ProbeResult:
 
 async def probe_connections(connections: list[ResolvedConnection], *,
                             timeout: float) -> dict[str, ProbeResult]:
-    """Probe every MCP connection that resolved to a URL, all at once."""
-    targets = [c for c in connections if c.kind == "mcp" and c.url]
+    """Probe every MCP connection that resolved to an http(s) URL, all at once."""
+    targets = [c for c in connections if c.kind == "mcp" and c.url
+               and urlsplit(c.url).scheme in ("http", "https")]
     results = await asyncio.gather(*(probe_connection(c, timeout=timeout) for c in targets))
     return {(f"{c.subagent}/" if c.subagent else "") + c.name: r
             for c, r in zip(targets, results, strict=True)}

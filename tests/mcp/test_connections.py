@@ -179,8 +179,12 @@ def test_a_bad_url_is_a_diagnostic(connections_app: Path, remote_url: str) -> No
     env = {**environment(remote_url), "DOWN_MCP_URL": "not a url"}
     data = describe_connections(connections_app, probe=True, environ=env, timeout=10)
 
-    codes = {(d["code"], d["file"]) for d in data["diagnostics"]["items"]}
-    assert ("connection/url-invalid", "agent/connections/down.py") in codes
+    codes = [(d["code"], d["file"]) for d in data["diagnostics"]["items"]]
+    assert codes == [("connection/url-invalid", "agent/connections/down.py")]  # not probed
+    rows = {row["name"]: row for row in data["connections"]}
+    assert rows["down"]["url"] == "not a url"
+    assert rows["down"]["probe"]["reachable"] is False
+    assert rows["remote"]["probe"]["reachable"] is True
     assert "Traceback" not in json.dumps(data)
 
 
