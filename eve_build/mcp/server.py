@@ -77,6 +77,8 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
                          params: types.GetPromptRequestParams) -> types.GetPromptResult:
         try:
             return await get_mcp_prompt(commands, params.name, params.arguments)
+        except LookupError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         except Exception as exc:  # a command raising is its error reply
             raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
 from eve_build.errors import DiagnosticsError
@@ -74,8 +74,9 @@ def test_commands_become_prompts(agent: Agent, mcp_app: Path) -> None:
         got = await client.get_prompt("notes", {"args": "todo"})
         with pytest.raises(MCPError, match="the notes are gone"):
             await client.get_prompt("notes", {"args": "boom"})
-        with pytest.raises(MCPError, match="no prompt `other`"):
+        with pytest.raises(MCPError, match="no prompt `other`") as unknown:
             await client.get_prompt("other", {})
+        assert unknown.value.code == types.INVALID_PARAMS
         return prompts, got
 
     prompts, got = talk(server, scenario)
