@@ -1,5 +1,5 @@
 """An agent app for the MCP tests: two mounts of acme-crm (each with its own config), a
-blocking hook, and tools of its own that raise and that print; built once per module."""
+blocking hook, and tools of its own that raise and that print; built once per session."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ APP_FILES = {
 SECRETS = {"CRM_API_KEY": "crm-key-value", "COMPANY_CRM_KEY": "company-key-value"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mcp_app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = make_app(tmp_path_factory.mktemp("mcp") / "app", ["acme-crm", "hook-block"],
                     APP_FILES)
