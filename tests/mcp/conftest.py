@@ -22,6 +22,8 @@ APP_FILES = {
     "extensions/company.py": mount_file(
         "acme_crm", 'api_key=env("COMPANY_CRM_KEY"), region="us", max_results=3'),
     "extensions/gate.py": mount_file("hook_block", 'word="forbidden"'),
+    "skills/onboarding/SKILL.md": "---\ndescription: Onboard a new customer.\n---\n# Onboarding\n",
+    "skills/onboarding/steps.md": "1. Create the account.\n",
     "tools/explode.py": '''
         from pydantic import BaseModel
 

@@ -198,3 +198,13 @@ def test_info_probe_adds_the_tools_under_each_connection(connections_app: Path,
     rows = {row["name"]: row for row in data["connections"]}
     assert rows["remote"]["probe"]["tools"] == ["lookup", "ping"]
     assert TOKEN not in result.stdout + result.stderr
+
+
+def test_info_probe_in_words(connections_app: Path, remote_url: str) -> None:
+    result = run("info", "--probe", "--path", str(connections_app),
+                 env=environment(remote_url))
+
+    assert "connection remote (mcp): tools: lookup, ping" in result.stdout
+    assert "connection docs (openapi): tools: -" in result.stdout
+    assert "agent/connections/down.py: error connection/unreachable:" in result.stderr
+    assert TOKEN not in result.stdout + result.stderr

@@ -128,19 +128,21 @@ def test_skills_are_resources_with_their_assets(mcp_app: Path, eve_env: Any,
         listed = (await client.list_resources()).resources
         main = await client.read_resource("skill://company__triage")
         asset = await client.read_resource("skill://crm__triage/templates/reply.txt")
-        return listed, main.contents[0], asset.contents[0]
+        own = await client.read_resource("skill://onboarding/steps.md")
+        return listed, main.contents[0], asset.contents[0], own.contents[0]
 
-    listed, main, asset = run_session(mcp_app, eve_env(), tmp_path / "err", scenario)
+    listed, main, asset, own = run_session(mcp_app, eve_env(), tmp_path / "err", scenario)
 
     uris = {str(r.uri) for r in listed}
     assert {"skill://crm__triage", "skill://crm__summarize", "skill://company__triage",
             "skill://crm__triage/checklist.md", "skill://crm__triage/templates/reply.txt",
-            } <= uris
+            "skill://onboarding", "skill://onboarding/steps.md"} <= uris
     triage = next(r for r in listed if str(r.uri) == "skill://crm__triage")
     assert triage.description.startswith("Triage an incoming CRM ticket")
     assert main.text == (TRIAGE / "SKILL.md").read_text()
     assert main.mime_type == "text/markdown"
     assert asset.text == (TRIAGE / "templates/reply.txt").read_text()
+    assert own.text == "1. Create the account.\n"  # the agent's own skill, from its folder
 
 
 def test_an_unknown_subagent_is_an_error_on_stderr(mcp_app: Path, eve_env: Any) -> None:
