@@ -37,8 +37,9 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     `agent` may be a callable giving the current agent (`eve serve` swaps generations):
     every request then asks it.
     """
+    if isinstance(agent, Agent):
+        agent.surface(subagent)  # an unknown subagent fails now, not at the first request
     current: Callable[[], Agent] = agent if callable(agent) else lambda: agent
-    current().surface(subagent)  # an unknown subagent fails now, not at the first request
     approver: Approver | None = _approve_all if approve else None
     commands = commands if commands is not None else AgentCommands(current)
 

@@ -89,7 +89,7 @@ def run_server(
     return Served(url, caught[-1] if caught else None)
 
 
-def _build_app(root: Path, host: str, **options: Any) -> Starlette:
+def _build_app(root: Path, address: str, **options: Any) -> Starlette:
     """The served app; with the MCP SDK installed, the agent's MCP server is at `/mcp`."""
     if importlib.util.find_spec("mcp") is None:
         from eve_build.serve.app import build_app
@@ -97,7 +97,7 @@ def _build_app(root: Path, host: str, **options: Any) -> Starlette:
         return build_app(root, **options)
     from eve_build.mcp.http import create_app_with_mcp
 
-    return create_app_with_mcp(root, host=host, **options)
+    return create_app_with_mcp(root, address=address, **options)
 
 
 def _announce(url: str, on_ready: Callable[[str], None]) -> Lifespan:
