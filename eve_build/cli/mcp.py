@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from eve_build.cli.agent import _diagnostics  # one reader of the JSON diagnostics
 from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, emit_json, render_diagnostics, run_core
 
@@ -76,12 +77,4 @@ def _print(rows: list[dict[str, Any]]) -> None:
             state = ("tools: " + (", ".join(probe["tools"]) or "-") if probe["reachable"]
                      else f"unreachable: {probe['error']}")
             echo(f"    {state}")
-
-
-def _diagnostics(data: dict[str, Any]) -> list[Any]:
-    from eve_build.diagnostics import Diagnostic, Severity
-
-    return [Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
-                       hint=d["hint"], severity=Severity(d["severity"]))
-            for d in data["diagnostics"]["items"]]
 
