@@ -11,8 +11,9 @@ from typing import Any
 
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from typer.testing import CliRunner
 
-from eve_build.consumer.info import describe_agent
+from eve_build.cli import app as cli
 from tests.conftest import FIXTURES
 from tests.mcp.conftest import eve_command, text_of
 
@@ -49,7 +50,8 @@ def test_tools_of_both_mounts_have_the_schemas_eve_info_shows(mcp_app: Path, eve
         return (await client.list_tools()).tools
 
     tools = {t.name: t for t in run_session(mcp_app, eve_env(), tmp_path / "err", scenario)}
-    info = describe_agent(mcp_app)
+    shown = CliRunner().invoke(cli, ["info", "--json", "--path", str(mcp_app)])
+    info = json.loads(shown.stdout)
 
     assert sorted(tools) == sorted(info["tools"])
     assert {"crm__search", "company__search", "explode", "noisy"} <= set(tools)
