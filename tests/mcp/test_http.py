@@ -16,12 +16,17 @@ from tests.mcp.servers import serving
 
 def test_the_served_app_answers_mcp_at_slash_mcp(mcp_app: Path) -> None:
     app = create_app_with_mcp(mcp_app, environ=SECRETS, schedules=False)
+    progress: list[str | None] = []
+
+    async def on_progress(_step: float, _total: float | None, message: str | None) -> None:
+        progress.append(message)
 
     async def scenario(url: str) -> dict[str, Any]:
         async with asyncio.timeout(60), Client(f"{url}/mcp", read_timeout_seconds=30) as client:
             return {
                 "tools": [t.name for t in (await client.list_tools()).tools],
-                "search": await client.call_tool("company__search", {"query": "ada"}),
+                "search": await client.call_tool("company__search", {"query": "ada"},
+                                                 progress_callback=on_progress),
                 "blocked": await client.call_tool("crm__search", {"query": "forbidden"}),
                 "skill": await client.read_resource("skill://crm__summarize"),
             }
@@ -31,6 +36,7 @@ def test_the_served_app_answers_mcp_at_slash_mcp(mcp_app: Path) -> None:
 
     assert {"crm__search", "company__search", "explode"} <= set(got["tools"])
     assert got["search"].structured_content["region"] == "us"
+    assert progress == ["searching us for 'ada'"]
     assert got["blocked"].is_error and "is not allowed here" in text_of(got["blocked"])
     assert "five bullet points" in got["skill"].contents[0].text
 
