@@ -208,3 +208,32 @@ def test_info_probe_in_words(connections_app: Path, remote_url: str) -> None:
     assert "connection docs (openapi): tools: -" in result.stdout
     assert "agent/connections/down.py: error connection/unreachable:" in result.stderr
     assert TOKEN not in result.stdout + result.stderr
+
+
+def test_a_raising_dynamic_connection_names_its_file(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    (root / "extensions").mkdir(parents=True)
+    make_app(root, [], {"connections/broken.py": '''
+        from eve_build.sdk import define_dynamic
+
+
+        def resolve(ctx):
+            raise LookupError("no region configured")
+
+
+        connection = define_dynamic(resolve=resolve)
+    '''})
+    compile_app(root)
+
+    result = run("connections", "--json", "--path", str(root), env={})
+
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    [problem] = data["diagnostics"]["items"]
+    assert problem["code"] == "connection/resolve-failed"
+    assert problem["file"] == "agent/connections/broken.py"
+    assert "LookupError: no region configured" in problem["message"]
+    assert data["connections"] == [{"name": "broken", "subagent": None,
+                                    "file": "agent/connections/broken.py", "dynamic": True,
+                                    "kind": None, "url": None, "headers": []}]
+    assert "Traceback" not in result.output
