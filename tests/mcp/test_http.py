@@ -57,8 +57,10 @@ def test_a_foreign_host_header_is_refused(mcp_app: Path) -> None:
 
 
 def test_eve_serve_mounts_the_mcp_server(mcp_app: Path, eve_env: Any) -> None:
+    import queue
     import signal
     import subprocess
+    import threading
 
     from tests.mcp.conftest import eve_command
     from tests.mcp.servers import free_port
@@ -69,7 +71,10 @@ def test_eve_serve_mounts_the_mcp_server(mcp_app: Path, eve_env: Any) -> None:
                                env=eve_env(NO_COLOR="1"))
     try:
         assert process.stdout is not None
-        line = process.stdout.readline()  # `serving on URL` once the app has started
+        lines: queue.Queue[str] = queue.Queue()
+        out = process.stdout
+        threading.Thread(target=lambda: [lines.put(text) for text in out], daemon=True).start()
+        line = lines.get(timeout=60)  # `serving on URL` once the app has started
         assert line.startswith(f"serving on http://127.0.0.1:{port}"), line
 
         async def scenario() -> Any:
@@ -80,7 +85,11 @@ def test_eve_serve_mounts_the_mcp_server(mcp_app: Path, eve_env: Any) -> None:
         result = asyncio.run(scenario())
     finally:
         process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
+        try:
+            stderr = process.communicate(timeout=60)[1]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stderr = process.communicate(timeout=60)[1]
 
     assert result.structured_content["region"] == "eu"
     assert process.returncode == 0, stderr
