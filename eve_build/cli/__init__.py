@@ -10,6 +10,7 @@ import typer
 
 from eve_build._version import __version__
 from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
     name="eve",
@@ -26,6 +27,7 @@ dev.register(app)
 serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
+mcp_cli.register(app)
 
 
 def _version(value: bool) -> None:
