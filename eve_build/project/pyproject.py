@@ -14,6 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.engine.budget import parse_import_timeout
 from eve_build.naming import ImportName, derive_import_name
 
 PYPROJECT = "pyproject.toml"
@@ -33,6 +34,7 @@ class ExtensionProject:
     output: str
     external_dependencies: tuple[str, ...]
     dependencies: tuple[str, ...]
+    import_timeout: float = 30.0  # seconds per imported module (engine.budget)
 
     @property
     def source_dir(self) -> Path:
@@ -127,6 +129,9 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
+    import_timeout, problems = parse_import_timeout(
+        table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
+    found.extend(problems)
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -142,7 +147,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     return ExtensionProject(
         root=root, name=name, version=version, import_name=derive_import_name(name),
         source=source, output=output, external_dependencies=tuple(sorted(externals)),
-        dependencies=tuple(dependencies),
+        dependencies=tuple(dependencies), import_timeout=import_timeout,
     ), []
 
 
