@@ -115,4 +115,12 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # engine: user code imported at build time, in worker processes under a time budget
+    "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
+        "of seconds.",
+    "engine/import-timeout": "Importing a module took longer than the import budget; it was "
+        "stopped.",
+    "engine/worker-crashed": "The build worker died while importing a module (a crash, "
+        "`os._exit`).",
+    "engine/stray-thread": "Importing a module left a non-daemon thread running.",
 }

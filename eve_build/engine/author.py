@@ -28,6 +28,8 @@ from eve_build.source.layout import AgentTree, SourceLayout
 
 MODULES_PER_WORKER = 40
 """Below twice this, one worker: forking more would cost more than it saves."""
+MAX_RESTARTS = 8
+"""Fresh workers started after hangs and crashes, per build, before giving up."""
 
 
 @dataclass
@@ -97,19 +99,13 @@ def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: flo
                 results[path] = value
     misses = [m for m in modules if m[0] not in results]
     count = workers if workers is not None else derive_worker_count(len(misses))
-    jobs: list[Job] = [{
+    base: Job = {
         "package": f"{project.import_name}.{SOURCE_PACKAGE}",
         "source": str(project.source_dir), "package_root": str(project.root),
         "display": f"{project.source}/", "identity_prefix": f"{project.import_name}:",
-        "contributions": contributions, "modules": chunk,
-    } for chunk in split_evenly(misses, count) if chunk] if misses else []
-    fresh: dict[str, Any] = {}
-    for outcome in run_jobs(check_batch, jobs, budget=budget):
-        collected.extend(outcome.found)
-        if outcome.failure is not None:
-            collected.add(outcome.failure)
-        if outcome.result is not None:
-            fresh.update(outcome.result["modules"])
+        "contributions": contributions, "modules": [],
+    }
+    fresh = run_batches(base, split_evenly(misses, count) if misses else [], budget, collected)
     if cache is not None:
         stray = {d.file for d in collected.errors}
         cache.write({keys[path]: value for path, value in fresh.items()
@@ -118,6 +114,31 @@ def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: flo
     checked = assemble(project, layout, modules, results, collected)
     checked.imported = [path for path, _, _ in misses if path in fresh]
     return checked
+
+
+def run_batches(base: Job, batches: list[list[tuple[str, str, str]]], budget: float,
+                collected: Diagnostics) -> dict[str, Any]:
+    """Run each batch in a worker. When a worker hangs or dies, the modules after the one
+    that stopped it get a fresh worker, so one bad module does not hide the rest (after
+    MAX_RESTARTS such failures, the remaining modules are left unchecked)."""
+    fresh: dict[str, Any] = {}
+    restarts = 0
+    while batches:
+        jobs: list[Job] = [{**base, "modules": batch} for batch in batches if batch]
+        retry: list[list[tuple[str, str, str]]] = []
+        for job, outcome in zip(jobs, run_jobs(check_batch, jobs, budget=budget), strict=True):
+            collected.extend(outcome.found)
+            fresh.update(outcome.partial)
+            if outcome.failure is None:
+                continue
+            collected.add(outcome.failure)
+            stopped = outcome.failure.file.removeprefix(base["display"])
+            rest = [m for m in job["modules"] if m[0] not in fresh and m[0] != stopped]
+            if rest and restarts < MAX_RESTARTS:
+                restarts += 1
+                retry.append(rest)
+        batches = retry
+    return fresh
 
 
 def _read(path: Path) -> bytes:

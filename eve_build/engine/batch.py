@@ -1,12 +1,12 @@
 """Worker side of an extension build: import and check one batch of modules.
 
-A job is plain data (paths and roles); the result is JSON-able, one record per
-module, so it can cross the process boundary and be cached:
+A job is plain data (paths and roles); each module's result is JSON-able, so it can
+cross the process boundary and be cached, and is delivered as soon as it is known:
 
-    {"modules": {"tools/search.py": {"imported": true, "import": [...diagnostics],
-                 "check": [...diagnostics], "record": {...} | null,
-                 "capabilities": ["tool"], "states": [["requests", "lib/state.py", 0]],
-                 "extra": {...}}}}
+    "tools/search.py": {"imported": true, "import": [...diagnostics],
+                        "check": [...diagnostics], "record": {...} | null,
+                        "capabilities": ["tool"], "states": [["requests", "lib/state.py", 0]],
+                        "extra": {...}}
 
 Roles: `extension`, `agent`, `instructions`, or a module slot's directory (`tools`...).
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from eve_build import slots
+from eve_build.engine import progress
 from eve_build.load import checks
 from eve_build.load.contributions import _MISSING, _check_module, _Context
 from eve_build.load.importer import LoadedModules, import_modules, isolated_package
@@ -38,11 +39,11 @@ class Job(TypedDict):
 
 
 def check_batch(job: Job) -> dict[str, Any]:
-    """Import and check each module of the job, in order, in this (worker) process."""
+    """Import and check each module of the job, in order, in this (worker) process;
+    each module's result is delivered to the parent as soon as it is known."""
     source, display = Path(job["source"]), job["display"]
     package_root = Path(job["package_root"])
     contributions = set(job["contributions"])
-    results: dict[str, Any] = {}
     with isolated_package(job["package"], source):
         ctx = _Context(source, display, job["identity_prefix"], LoadedModules(job["package"]))
         for path, role, name in job["modules"]:
@@ -52,7 +53,7 @@ def check_batch(job: Job) -> dict[str, Any]:
             ctx.loaded.failed |= loaded.failed
             ctx.found, ctx.capabilities = [], set()
             record, extra = _check_role(ctx, path, role, name)
-            results[path] = {
+            progress.deliver(path, {
                 "imported": path not in loaded.failed,
                 "import": [d.to_json() for d in imported],
                 "check": [d.to_json() for d in ctx.found],
@@ -60,8 +61,8 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "capabilities": sorted(ctx.capabilities),
                 "states": find_states(job["package"], path, contributions),
                 "extra": extra,
-            }
-    return {"modules": results}
+            })
+    return {}
 
 
 def _check_role(ctx: _Context, path: str, role: str, name: str

@@ -42,6 +42,11 @@ def send(message: dict[str, object]) -> None:
         _State.channel.send_bytes(json.dumps(message).encode())
 
 
+def deliver(key: str, value: object) -> None:
+    """Hand one finished result to the parent now (kept even if the worker dies later)."""
+    send({"partial": {key: value}})
+
+
 def begin(shown: str) -> None:
     """`shown` (a module's file, as diagnostics show it) is about to be imported."""
     if _State.channel is None:

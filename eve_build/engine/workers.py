@@ -5,7 +5,8 @@
 Each payload runs as `target(payload)` in a process of its own (forked where the
 platform allows, so a worker starts with eve-build already imported). The target
 returns a JSON-able value; the parent never imports user code. A worker that sends no
-progress (see `progress.begin`) for `budget` seconds is killed; one that dies (a
+progress (see `progress.begin`) for `budget` seconds is killed; results a worker
+delivered one by one (`progress.deliver`) before it failed are kept; one that dies (a
 crash, `os._exit`) is noticed at once. Either becomes a diagnostic naming the module
 in progress, and the other workers carry on. In a worker, stdout is redirected to
 stderr (user code that prints cannot corrupt machine-readable output) and Ctrl-C is
@@ -39,6 +40,7 @@ class Outcome:
 
     result: Any = None
     failure: Diagnostic | None = None
+    partial: dict[str, Any] = field(default_factory=dict)  # `progress.deliver`ed results
     found: list[Diagnostic] = field(default_factory=list)  # stray threads and the like
 
 
@@ -49,6 +51,7 @@ class _Running:
     deadline: float
     current: str | None = None
     outcome: Outcome | None = None
+    partial: dict[str, Any] = field(default_factory=dict)
 
 
 def _context() -> Any:
@@ -97,7 +100,10 @@ def run_jobs(target: Target, payloads: list[Any], *, budget: float) -> list[Outc
                 worker.process.kill()
             worker.process.join(timeout=5)
             worker.channel.close()
-    return [worker.outcome or Outcome() for worker in running]
+    outcomes = [worker.outcome or Outcome() for worker in running]
+    for worker, outcome in zip(running, outcomes, strict=True):
+        outcome.partial = worker.partial
+    return outcomes
 
 
 def _watch(running: list[_Running], budget: float) -> None:
@@ -129,6 +135,8 @@ def _receive(worker: _Running, budget: float) -> None:
     if "begin" in message:
         worker.current = message["begin"]
         worker.deadline = time.monotonic() + budget
+    elif "partial" in message:
+        worker.partial.update(message["partial"])
     elif "error" in message:
         worker.outcome = Outcome(failure=error(
             "engine/worker-crashed", worker.current or "",
