@@ -41,11 +41,14 @@ def init(
 def build(
     path: Path = typer.Option(Path(), "--path", help="The extension package root."),
     json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Import every module; neither "
+                                  "read nor write the build cache."),
 ) -> None:
     """Build the extension into its output folder (default build/eve/), atomically."""
     from eve_build.extension_build import build_extension
 
-    result = run_core(lambda: build_extension(path), json_output=json_output)
+    result = run_core(lambda: build_extension(path, use_cache=not no_cache),
+                      json_output=json_output)
     render_diagnostics(result.warnings)
     if json_output:
         emit_json({

@@ -49,7 +49,7 @@ def compile_agent(app_root: Path, agent: str | None = None
 
 
 def run_compilation(start: Path, agent: str | None = None, *,
-                    write_members: bool = True) -> Compilation:
+                    write_members: bool = True, use_cache: bool = True) -> Compilation:
     result = Compilation()
     app, found = locate_app(start, agent)
     result.diagnostics.extend(found)
@@ -62,7 +62,8 @@ def run_compilation(start: Path, agent: str | None = None, *,
         prefix="eve-info-")
     with scratch as folder:
         members, found = prepare_members(workspace, app.root,
-                                         scratch=Path(folder) if folder else None)
+                                         scratch=Path(folder) if folder else None,
+                                         use_cache=use_cache)
         result.members = members
         result.diagnostics.extend(found)
         if not result.diagnostics.has_errors:
