@@ -44,6 +44,7 @@ def check_batch(job: Job) -> dict[str, Any]:
     source, display = Path(job["source"]), job["display"]
     package_root = Path(job["package_root"])
     contributions = set(job["contributions"])
+    scanner = StateScanner(job["package"], contributions)
     with isolated_package(job["package"], source):
         ctx = _Context(source, display, job["identity_prefix"], LoadedModules(job["package"]))
         for path, role, name in job["modules"]:
@@ -59,7 +60,7 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "check": [d.to_json() for d in ctx.found],
                 "record": record,
                 "capabilities": sorted(ctx.capabilities),
-                "states": find_states(job["package"], path, contributions),
+                "states": scanner.find(path),
                 "extra": extra,
             })
     return {}
@@ -99,27 +100,39 @@ def _check_role(ctx: _Context, path: str, role: str, name: str
     return item, {"kind": type(definition).__name__}
 
 
-def find_states(package: str, path: str, contributions: set[str]) -> list[list[Any]]:
-    """`define_state()` values visible after importing `path`: those of the module itself
-    and of every shared (non-contribution) module imported so far, as
+class StateScanner:
+    """`define_state()` values visible after importing a module: those of the module
+    itself and of every shared (non-contribution) module imported so far, as
     [name, file, ordinal in its module]. A contribution's states are reported only by
-    its own result, so a cached result never carries another contribution's old state."""
-    prefix = f"{package}."
-    found: list[list[Any]] = []
-    for dotted in sorted(k for k in sys.modules if k.startswith(prefix)):
+    its own result, so a cached result never carries another contribution's old state.
+    Each module is scanned once, when it first appears in `sys.modules`."""
+
+    def __init__(self, package: str, contributions: set[str]) -> None:
+        self.prefix = f"{package}."
+        self.contributions = contributions
+        self.known: dict[str, tuple[str, list[list[Any]]]] = {}  # dotted -> (file, states)
+
+    def find(self, path: str) -> list[list[Any]]:
+        for dotted in [k for k in list(sys.modules) if k.startswith(self.prefix)
+                       and k not in self.known]:
+            self.known[dotted] = self._scan(dotted)
+        found: list[list[Any]] = []
+        for dotted, (shown, states) in self.known.items():
+            if states and (shown == path or shown not in self.contributions) \
+                    and dotted in sys.modules:
+                found.extend(states)
+        return found
+
+    def _scan(self, dotted: str) -> tuple[str, list[list[Any]]]:
         module = sys.modules[dotted]
         file = getattr(module, "__file__", None)
+        stem = dotted.removeprefix(self.prefix).replace(".", "/")
+        shown = f"{stem}/__init__.py" if file and file.endswith("__init__.py") else f"{stem}.py"
         if not file:
-            continue
-        stem = dotted.removeprefix(prefix).replace(".", "/")
-        shown = f"{stem}/__init__.py" if Path(file).name == "__init__.py" else f"{stem}.py"
-        if shown != path and shown in contributions:
-            continue
+            return shown, []
         seen: list[State] = []
-        for value in vars(module).values():
-            if not isinstance(value, State) or value.module not in ("", dotted):
-                continue
-            if not any(value is other for other in seen):
-                found.append([value.name, shown, len(seen)])
+        for value in list(vars(module).values()):
+            if isinstance(value, State) and value.module in ("", dotted) \
+                    and not any(value is other for other in seen):
                 seen.append(value)
-    return found
+        return shown, [[state.name, shown, index] for index, state in enumerate(seen)]

@@ -31,7 +31,7 @@ from eve_build._version import __version__
 
 ENV_CACHE_DIR = "EVE_CACHE_DIR"
 CACHE_FOLDER = ".eve-cache"
-FORMAT = "eve-build-cache-1"
+FORMAT = "eve-build-cache-2"
 MAX_BYTES = 200 * 1024 * 1024
 """Beyond this the oldest entries are removed until the folder holds 3/4 of it."""
 _OWN_CODE = ("load/checks.py", "load/contributions.py", "load/importer.py",
@@ -104,23 +104,25 @@ class BuildCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def read(self, key: str) -> Any:
-        """The value stored under `key`, or None (missing, unreadable or corrupt)."""
+        """The value stored under `key`, or None (missing, unreadable or corrupt).
+
+        An entry is `<key> <sha256 of the value text>\n<value as JSON>`."""
         try:
-            entry = json.loads(self._path(key).read_bytes())
-            value = entry["value"]
-            valid = (entry["key"] == key
-                     and entry["digest"] == _digest(json.dumps(value, sort_keys=True).encode()))
-        except (OSError, ValueError, KeyError, TypeError):
+            head, _, body = self._path(key).read_bytes().partition(b"\n")
+            stored_key, _, digest = head.decode("ascii").partition(" ")
+            if stored_key != key or digest != hashlib.sha256(body).hexdigest():
+                return None
+            return json.loads(body)
+        except (OSError, ValueError):
             return None
-        return value if valid else None
 
     def write(self, entries: dict[str, Any]) -> None:
         """Store each value; a cache that cannot be written is skipped, never an error."""
         for key, value in entries.items():
-            body = {"key": key, "value": value,
-                    "digest": _digest(json.dumps(value, sort_keys=True).encode())}
+            body = json.dumps(value).encode()  # key order kept: it reaches the manifest
+            head = f"{key} {hashlib.sha256(body).hexdigest()}\n".encode()
             with contextlib.suppress(OSError):
-                self._write_one(self._path(key), json.dumps(body).encode())
+                self._write_one(self._path(key), head + body)
         if entries:
             with contextlib.suppress(OSError):
                 self.prune()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -56,11 +57,15 @@ def test_a_rebuild_with_nothing_changed_imports_nothing_and_rewrites_nothing(acm
 
 
 def test_cached_and_uncached_builds_write_the_same_bytes(acme: Path) -> None:
-    cached = read_files(acme / "build" / "eve")
-    _edit(acme / "extension" / "instructions.md", "", "")  # no change; force a compare below
-    build_extension(acme, use_cache=False)
+    fresh = read_files(acme / "build" / "eve")
+    shutil.rmtree(acme / "build" / "eve")
 
-    assert read_files(acme / "build" / "eve") == cached
+    from_cache = build_extension(acme)
+
+    assert from_cache.imported == ()
+    assert read_files(acme / "build" / "eve") == fresh
+    build_extension(acme, use_cache=False)
+    assert read_files(acme / "build" / "eve") == fresh
 
 
 def test_editing_one_tool_reimports_only_that_tool(acme: Path) -> None:
@@ -131,17 +136,17 @@ def test_a_corrupt_entry_is_ignored_never_trusted(acme: Path, tmp_path: Path,
     entries = _entries(tmp_path / "cache")
     for entry in entries:
         data = entry.read_bytes()
+        head, _, body = data.partition(b"\n")
         if damage == "garbage":
             entry.write_bytes(b"\x00\xff not json")
         elif damage == "truncated":
             entry.write_bytes(data[: len(data) // 2])
+        elif damage == "tampered":
+            value = json.loads(body)
+            value["record"] = {"name": "evil", "file": "tools/evil.py"}
+            entry.write_bytes(head + b"\n" + json.dumps(value).encode())
         else:
-            body = json.loads(data)
-            if damage == "tampered":
-                body["value"]["record"] = {"name": "evil", "file": "tools/evil.py"}
-            else:
-                body["key"] = "0" * 64
-            entry.write_text(json.dumps(body))
+            entry.write_bytes(b"0" * 64 + head[64:] + b"\n" + body)
 
     result = build_extension(acme)
 
