@@ -22,12 +22,14 @@ def init(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""
+    from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
 
     target = directory if directory is not None else Path(name)
     echo_err(f"Creating {name} in {_shown(target)}...")
+    report = make_step_printer()
     result = run_core(lambda: init_extension(
-        name, target, install=not no_install, git=not no_git, force=force
+        name, target, install=not no_install, git=not no_git, force=force, report=report
     ))
     echo(f"Created {name} in {_shown(result.target)}")
     for step in result.steps:
