@@ -19,13 +19,12 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-from packaging.requirements import InvalidRequirement, Requirement
 
 from eve_build._version import __version__
 
@@ -34,6 +33,7 @@ CACHE_FOLDER = ".eve-cache"
 FORMAT = "eve-build-cache-2"
 MAX_BYTES = 200 * 1024 * 1024
 """Beyond this the oldest entries are removed until the folder holds 3/4 of it."""
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a requirement's distribution name (PEP 508)
 _OWN_CODE = ("load/checks.py", "load/contributions.py", "load/importer.py",
              "engine/batch.py", "sdk/definitions.py", "cron.py")
 
@@ -56,11 +56,9 @@ def derive_environment_digest(dependencies: Iterable[str]) -> str:
     """Python, eve-build (version and checking code), pydantic, declared dependencies."""
     parts = [FORMAT, sys.version, sys.prefix, __version__, _version_of("pydantic")]
     for requirement in sorted(dependencies):
-        try:
-            name = Requirement(requirement).name
-        except InvalidRequirement:
-            continue
-        parts.append(f"{name}=={_version_of(name)}")
+        match = _NAME.match(requirement)
+        if match:
+            parts.append(f"{match.group(0)}=={_version_of(match.group(0))}")
     own = Path(__file__).resolve().parent.parent
     code = [_read(own / relative) for relative in _OWN_CODE]
     return _digest(*(p.encode() for p in parts), *code)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
@@ -219,6 +218,10 @@ def find_undeclared_externals(
     externals: list[str], dependencies: list[str], line: int | None = None
 ) -> list[Diagnostic]:
     """External dependencies must also be (optional) dependencies of the package."""
+    if not externals:
+        return []
+    from packaging.requirements import InvalidRequirement, Requirement  # only when needed
+
     declared = set()
     for dep in dependencies:
         try:
