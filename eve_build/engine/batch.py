@@ -13,11 +13,13 @@ Roles: `extension`, `agent`, `instructions`, or a module slot's directory (`tool
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any, TypedDict
 
 from eve_build import slots
+from eve_build.diagnostics import error
 from eve_build.engine import progress
 from eve_build.load import checks
 from eve_build.load.contributions import _MISSING, _check_module, _Context
@@ -54,7 +56,7 @@ def check_batch(job: Job) -> dict[str, Any]:
             ctx.loaded.failed |= loaded.failed
             ctx.found, ctx.capabilities = [], set()
             record, extra = _check_role(ctx, path, role, name)
-            progress.deliver(path, {
+            result = {
                 "imported": path not in loaded.failed,
                 "import": [d.to_json() for d in imported],
                 "check": [d.to_json() for d in ctx.found],
@@ -62,8 +64,26 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "capabilities": sorted(ctx.capabilities),
                 "states": scanner.find(path),
                 "extra": extra,
-            })
+            }
+            progress.deliver(path, ensure_json(result, f"{display}{path}"))
     return {}
+
+
+def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
+    """`result` when it is plain JSON; else the result without its record, and an error
+    (a schema can carry values from user code, e.g. `json_schema_extra={"x": object()}`)."""
+    try:
+        json.dumps(result, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        problem = error(
+            "tool/schema-failed", shown,
+            f"what `{shown}` defines cannot be written as JSON ({exc}); a JSON Schema may "
+            "hold only strings, numbers, booleans, null, lists and objects",
+            "check `json_schema_extra`, defaults and examples of its models: use JSON values",
+        )
+        return {**result, "record": None, "extra": {}, "states": [],
+                "check": [*result["check"], problem.to_json()]}
+    return result
 
 
 def _check_role(ctx: _Context, path: str, role: str, name: str

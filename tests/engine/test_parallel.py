@@ -73,3 +73,22 @@ def test_batches_keep_the_order_and_lose_nothing() -> None:
     chunks = split_evenly(items, 3)
 
     assert chunks == [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]
+
+
+def test_a_schema_that_is_not_json_is_a_diagnostic_not_a_crash(
+    copy_fixture: Callable[[str], Path]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+    (root / "extension" / "tools" / "odd.py").write_text(
+        "from pydantic import BaseModel, Field\n"
+        "from eve_build.sdk import define_tool\n\n\n"
+        "class Input(BaseModel):\n"
+        "    size: float = Field(default=float('nan'))\n\n\n"
+        "tool = define_tool(description='Odd.', input=Input, execute=lambda i, c: 1)\n")
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root, use_cache=False)
+
+    [problem] = caught.value.diagnostics
+    assert (problem.code, problem.file) == ("tool/schema-failed", "extension/tools/odd.py")
+    assert "cannot be written as JSON" in problem.message
