@@ -101,7 +101,8 @@ class Agent(LocalMethods):
         return self._surfaces[key]
 
     async def aresolve_tool(self, name: str, *, subagent: str | None = None) -> Tool:
-        """The definition a call of `name` would run now (a dynamic tool is resolved).
+        """The definition a call of `name` would run now (a dynamic tool is resolved; of a
+        dynamic tool resolving to several definitions, the first).
 
         A dynamic tool that resolves to a list of alternatives gives the first one.
         Raises ToolNotFoundError, or ToolCallError when a dynamic tool cannot resolve.

@@ -79,11 +79,10 @@ def test_a_round_that_builds_but_does_not_load_keeps_the_generation(tmp_path: Pa
     compile_app(root)
     session = DevSession(root)
     host = Host(None)
-    server = DevServer(host, root, lambda call: call(), environ={"CRM_MAX": "plenty"})
+    server = DevServer(host, root, lambda call: call(), environ={"CRM_MAX": "many"})
     try:
         server.on_round(session.build())
-        mount = root / "agent/extensions/crm.py"  # builds (env values are checked at load),
-        # cannot load: CRM_MAX is no integer
+        mount = root / "agent/extensions/crm.py"  # builds (env deferred), cannot load: not an int
         mount.write_text(mount_file("acme_crm", 'api_key="k", max_results=env("CRM_MAX")'))
         round_two = session.build({mount})
         problems = server.on_round(round_two)
