@@ -115,4 +115,7 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # reliability: the last resort and bounded input (issue 10, docs/reliability.md)
+    "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
+        "traceback.",
 }

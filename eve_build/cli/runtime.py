@@ -26,8 +26,9 @@ def register(app: typer.Typer) -> None:
 
 def call(
     tool: str = typer.Argument(..., help="The tool as the agent sees it, e.g. crm__search."),
-    arguments: str = typer.Argument("{}", metavar="[JSON | @FILE]",
-                                    help="The arguments: a JSON object, or @file holding one."),
+    arguments: str = typer.Argument("{}", metavar="[JSON | @FILE | @-]",
+                                    help="The arguments: a JSON object, or @file holding one "
+                                    "(@- reads stdin; at most 8 MiB)."),
     path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
     approve: bool = typer.Option(False, "--approve", help="Approve every approval request."),
     json_output: bool = typer.Option(False, "--json",
@@ -36,6 +37,7 @@ def call(
                                         help="Call a tool of this subagent (its path)."),
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
+    from eve_build.runtime.arguments import read_arguments
     from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
@@ -60,31 +62,6 @@ def call(
         if result.status == "refused" and not approve:
             echo_err("\nhint: pass `--approve` to approve the call")
         raise typer.Exit(1)
-
-
-def read_arguments(text: str) -> dict[str, Any]:
-    """A JSON object given inline or as `@file` (raises UsageError)."""
-    from eve_build.errors import UsageError
-
-    source = "the arguments"
-    if text.startswith("@"):
-        source = f"`{text[1:]}`"
-        try:
-            text = Path(text[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {source}: {exc.strerror}",
-                             "pass `@FILE` with the path of a JSON file") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{source} are not valid JSON: {exc.msg} (line {exc.lineno}, "
-                         f"column {exc.colno})",
-                         """quote the JSON for the shell: eve call TOOL '{"query": "ada"}'"""
-                         ) from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{source} must be a JSON object, not {type(value).__name__}",
-                         """pass an object such as '{"query": "ada"}'""")
-    return value
 
 
 @state_app.command("migrate")
@@ -119,4 +96,5 @@ def migrate(
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+    """The result as JSON data; the host already refused values that are not JSON."""
+    return json.loads(json.dumps(value, default=repr))

@@ -16,6 +16,7 @@ from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import (
     ToolCallError,
     ToolEntry,
+    check_json_value,
     execute_tool,
     resolve_tool,
     validate_arguments,
@@ -64,6 +65,10 @@ class ToolCall:
             return self._result("failed", error=str(exc))
         value, steps = await pipeline.on_result(name, verdict.arguments, value)
         self.trace.extend(steps)
+        try:  # an action.result hook may have returned something that is not JSON
+            value = check_json_value(name, value)
+        except ToolCallError as exc:
+            return self._result("failed", error=f"after the `action.result` hooks: {exc}")
         return self._result("ok", value=value)
 
     def _report(self, text: str) -> None:
