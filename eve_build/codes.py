@@ -116,6 +116,12 @@ CODES: dict[str, str] = {
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
     # reliability: the last resort and bounded input (issue 10, docs/reliability.md)
+    "discover/symlink-broken": "A symlink loops, leads to its own folder or points to nothing.",
+    "discover/tree-too-deep": "A folder is nested deeper than discovery follows (100).",
+    "source/text-invalid": "An instructions or skill file is not UTF-8 or starts with a BOM.",
+    "skill/description-invalid": "A skill's `description` is not text.",
+    "project/option-unknown": "`[tool.eve.extension]` has a key eve-build does not know.",
+    "project/version-unnormalized": "`[project].version` is not in its PEP 440 normal form.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
 }

@@ -25,6 +25,7 @@ from eve_build.output.writer import write_tree
 from eve_build.project.pyproject import ExtensionProject, parse_extension_project, read_pyproject
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import SourceLayout
+from eve_build.source.skills import TextError, read_markdown
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
             identity_prefix=f"{project.import_name}:",
         )
         collected.extend(found)
+        collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
         if collected.has_errors:
             raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
         files = _derive_files(project, layout, checked)
@@ -111,6 +113,21 @@ def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
         f"move it out of `{project.output}`, or set `tool.eve.extension.output` to a folder "
         "of its own",
     ) for entry in foreign]
+
+
+def find_unreadable_instructions(layout: SourceLayout, source: Path,
+                                 display: str) -> list[Diagnostic]:
+    """instructions.md files that are not UTF-8 or start with a BOM: found here, once,
+    rather than by every consumer of the extension."""
+    found = []
+    for tree in layout.tree.walk():
+        if tree.instructions and tree.instructions.endswith(".md"):
+            try:
+                read_markdown(source / tree.instructions)
+            except (TextError, OSError) as exc:
+                found.append(error("source/text-invalid", f"{display}{tree.instructions}",
+                                   str(exc), "save the file as UTF-8 without a byte order mark"))
+    return found
 
 
 def _modules_to_load(layout: SourceLayout, project: ExtensionProject) -> list[str]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import keyword
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +61,14 @@ def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]
             error("project/pyproject-invalid", PYPROJECT, f"not valid TOML: {exc}",
                   "fix the TOML syntax")
         ]
+    except RecursionError:
+        return None, [error("project/pyproject-invalid", PYPROJECT,
+                            "not readable: its values are nested too deeply",
+                            "nest arrays and inline tables less deeply")]
+    except OSError as exc:
+        return None, [error("project/pyproject-invalid", PYPROJECT,
+                            f"cannot be read: {exc.strerror or type(exc).__name__}",
+                            "check the file's permissions")]
 
 
 def find_key_line(text: str, table: str, key: str) -> int | None:
@@ -100,11 +110,19 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
                            "version for the manifest)"))
     else:
         try:
-            Version(version)
+            normal = str(Version(version))
         except InvalidVersion:
             found.append(error("project/name-missing", PYPROJECT,
                                f"`[project].version` `{version}` is not a PEP 440 version",
                                'use a version such as "0.1.0"'))
+        else:
+            if normal != version:  # the wheel would say `normal`, the manifest `version`
+                found.append(error(
+                    "project/version-unnormalized", PYPROJECT,
+                    f"`[project].version` `{version}` is not in its normal form `{normal}`; "
+                    "wheels and the manifest must agree on it",
+                    f'write `version = "{normal}"`', line=find_key_line(text, "project",
+                                                                         "version")))
     tool = data.get("tool", {})
     eve = tool.get("eve", {}) if isinstance(tool, dict) else {}
     table = eve.get("extension") if isinstance(eve, dict) else None
@@ -116,6 +134,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
             "or run `eve build` for an agent app",
         ))
         return None, found
+    found.extend(find_unknown_options(table, text))
     source = _read_str(table, "source", DEFAULT_SOURCE, found)
     output = _read_str(table, "output", DEFAULT_OUTPUT, found)
     externals = table.get("external-dependencies", [])
@@ -151,6 +170,16 @@ RESERVED_OUTPUTS = ("dist", "tests", PYPROJECT)
 """Folders that belong to wheels, tests or sources: a build must never replace them."""
 
 
+KNOWN_OPTIONS = ("source", "output", "external-dependencies", "import-timeout")
+"""The keys `[tool.eve.extension]` takes; any other is a typo or from a newer eve-build."""
+SHADOWED_IMPORTS = frozenset({
+    "eve_build", "typer", "pydantic", "pydantic_core", "jinja2", "tomli_w", "packaging",
+    "hatchling", "editables", "watchfiles", "yaml", "markupsafe", "annotated_types",
+    "typing_extensions", "click", "rich",
+})
+"""eve-build itself and the packages it imports: an extension must not replace them."""
+
+
 def find_distribution_name_problems(name: str) -> list[str]:
     """Why `name` cannot name an extension package (its import name must be importable)."""
     if not DISTRIBUTION_NAME.match(name):
@@ -158,7 +187,26 @@ def find_distribution_name_problems(name: str) -> list[str]:
     import_name = derive_import_name(name)
     if not import_name.isidentifier() or keyword.iskeyword(import_name):
         return [f"gives the import name `{import_name}`, which is not a Python identifier"]
+    if import_name in sys.stdlib_module_names:
+        return [f"gives the import name `{import_name}`, which would shadow the standard "
+                "library"]
+    if import_name in SHADOWED_IMPORTS:
+        return [f"gives the import name `{import_name}`, which would shadow eve-build or a "
+                "package it depends on"]
     return []
+
+
+def find_unknown_options(table: dict[str, Any], text: str) -> list[Diagnostic]:
+    """Keys of `[tool.eve.extension]` eve-build does not know, with a did-you-mean."""
+    found = []
+    for key in sorted(str(k) for k in table if k not in KNOWN_OPTIONS):
+        close = difflib.get_close_matches(key, KNOWN_OPTIONS, n=1)
+        hint = (f"did you mean `{close[0]}`?" if close else
+                f"the options are {', '.join(f'`{k}`' for k in KNOWN_OPTIONS)}")
+        found.append(error("project/option-unknown", PYPROJECT,
+                           f"`tool.eve.extension` has an unknown option `{key[:80]}`", hint,
+                           line=find_key_line(text, "tool.eve.extension", key)))
+    return found
 
 
 def _text(root: Path) -> str:
