@@ -21,8 +21,13 @@ from eve_build.load.contributions import Checked, check_contributions
 from eve_build.load.importer import import_modules, isolated_package
 from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
 from eve_build.output import generate
-from eve_build.output.writer import write_tree
-from eve_build.project.pyproject import ExtensionProject, parse_extension_project, read_pyproject
+from eve_build.output.writer import repair_output, write_tree
+from eve_build.project.pyproject import (
+    DEFAULT_OUTPUT,
+    ExtensionProject,
+    parse_extension_project,
+    read_pyproject,
+)
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import SourceLayout
 from eve_build.source.skills import TextError, read_markdown
@@ -58,6 +63,8 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 def build_extension(root: Path, *, write: bool = True) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically)."""
     project = locate_extension_project(root.resolve())
+    if write and not find_output_escape(project):
+        repair_output(project.output_dir)  # a build killed inside its swap left the old output
     collected = Diagnostics()
     display = f"{project.source}/"
     layout, found = discover_source(project.source_dir, display=display,
@@ -81,7 +88,7 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
         files = _derive_files(project, layout, checked)
     manifest = Manifest.model_validate_json(files[_manifest_path(project)])
     if write:
-        foreign = find_foreign_output(project)
+        foreign = find_output_escape(project) or find_foreign_output(project)
         if foreign:
             raise DiagnosticsError(f"cannot build extension `{project.name}`", foreign)
         try:
@@ -94,6 +101,29 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
             )]) from exc
     return BuildResult(project=project, manifest=manifest, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings))
+
+
+def find_output_escape(project: ExtensionProject) -> list[Diagnostic]:
+    """The output folder with every symlink followed must not hold the package or its
+    sources (a `build` link into `extension/` would make a build replace its sources)."""
+    try:
+        output = project.output_dir.resolve()
+        source = project.source_dir.resolve(strict=True)
+        root = project.root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        output = None
+    if output is not None and not (output == root or root.is_relative_to(output)
+                                   or output.is_relative_to(source)
+                                   or source.is_relative_to(output)):
+        return []
+    return [error(
+        "project/option-invalid", project.output,
+        f"`tool.eve.extension.output` `{project.output}` leads through a symlink to "
+        f"`{output or 'a link loop'}`, which holds the package or its sources; each build "
+        "replaces the output folder whole",
+        f"remove the symlink, or point `output` at a folder of its own such as "
+        f"`{DEFAULT_OUTPUT}`",
+    )]
 
 
 def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
