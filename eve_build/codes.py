@@ -122,6 +122,7 @@ CODES: dict[str, str] = {
     "skill/description-invalid": "A skill's `description` is not text.",
     "project/option-unknown": "`[tool.eve.extension]` has a key eve-build does not know.",
     "project/version-unnormalized": "`[project].version` is not in its PEP 440 normal form.",
+    "pack/file-outside-package": "A package-root file the sdist ships links outside the package.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
 }
