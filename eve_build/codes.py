@@ -123,6 +123,10 @@ CODES: dict[str, str] = {
     "project/option-unknown": "`[tool.eve.extension]` has a key eve-build does not know.",
     "project/version-unnormalized": "`[project].version` is not in its PEP 440 normal form.",
     "pack/file-outside-package": "A package-root file the sdist ships links outside the package.",
+    "workspace/member-invalid": "A workspace `members`/`exclude` pattern is empty, absolute, "
+        "`.` or leaves the workspace.",
+    "state/snapshot-unwritable": "The migrated snapshot cannot be written where `-o` points.",
+    "discover/slot-not-folder": "A file carries a slot's name (`tools`, `skills`, ...).",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
 }
