@@ -127,6 +127,11 @@ CODES: dict[str, str] = {
         "`.` or leaves the workspace.",
     "state/snapshot-unwritable": "The migrated snapshot cannot be written where `-o` points.",
     "discover/slot-not-folder": "A file carries a slot's name (`tools`, `skills`, ...).",
+    "mount/override-beside-flat-mount": "An override folder sits beside a flat mount file "
+        "(only directory mounts take overrides).",
+    "mount/tool-name-too-long": "A mounted tool name, namespace included, passes 64 "
+        "characters.",
+    "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
 }

@@ -52,9 +52,19 @@ def try_read_current_manifest(project: ExtensionProject) -> Manifest | None:
             return None
         if _hash(project.source_dir / relative) != digest:
             return None
+    if find_edited_output(package_dir, manifest):  # hand-edited output: rebuilt
+        return None
     if not all((package_dir / name).is_file() for name in GENERATED_FILES):
         return None
     return manifest
+
+
+def find_edited_output(package_dir: Path, manifest: Manifest) -> list[str]:
+    """The shipped copies under `<package>/extension/` whose bytes no longer match the
+    hashes the manifest records (hand-edited or damaged output), sorted."""
+    source = package_dir / SOURCE_PACKAGE
+    return sorted(relative for relative, digest in manifest.files.items()
+                  if _hash(source / relative) != digest)
 
 
 def is_up_to_date(project: ExtensionProject) -> bool:

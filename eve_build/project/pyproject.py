@@ -146,6 +146,11 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
+    if not _is_str_list(project.get("dependencies", [])):
+        found.append(error("project/option-invalid", PYPROJECT,
+                           "`[project].dependencies` must be a list of requirement strings",
+                           'write it as `dependencies = ["eve-build", "pydantic>=2"]`',
+                           line=find_key_line(text, "project", "dependencies")))
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -249,13 +254,18 @@ def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnos
 
 
 def _all_dependencies(project: dict[str, Any]) -> list[str]:
-    deps = [d for d in project.get("dependencies", []) if isinstance(d, str)]
+    listed = project.get("dependencies", [])
+    deps = [d for d in listed if isinstance(d, str)] if isinstance(listed, list) else []
     optional = project.get("optional-dependencies", {})
     if isinstance(optional, dict):
         for group in optional.values():
             if isinstance(group, list):
                 deps.extend(d for d in group if isinstance(d, str))
     return deps
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def find_undeclared_externals(

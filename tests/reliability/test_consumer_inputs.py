@@ -116,3 +116,51 @@ def test_a_deeply_nested_manifest_of_a_member_is_rebuilt_not_a_crash(one_mount: 
     manifest.write_text('{"kind": ' + "[" * 100_000 + "]" * 100_000 + "}")
     result = build_agent(one_mount)
     assert {m.name: m.state for m in result.extensions}["gizmo"] == "built"
+
+
+def test_an_override_folder_beside_a_flat_mount_is_a_diagnostic(one_mount: Path) -> None:
+    overrides = one_mount / "agent" / "extensions" / "crm" / "tools"
+    overrides.mkdir(parents=True)
+    (overrides / "search.py").write_text("from eve_build.sdk import disable_tool\n\n"
+                                         "tool = disable_tool()\n")
+    with pytest.raises(DiagnosticsError) as caught:
+        build_agent(one_mount)
+    assert [(d.code, d.file) for d in caught.value.diagnostics] == [
+        ("mount/override-beside-flat-mount", "agent/extensions/crm/")]
+
+
+def test_a_mounted_tool_name_over_64_characters_is_a_diagnostic(one_mount: Path) -> None:
+    mounts = one_mount / "agent" / "extensions"
+    long_namespace = "n" * 60
+    (mounts / "crm.py").rename(mounts / f"{long_namespace}.py")
+    with pytest.raises(DiagnosticsError) as caught:
+        build_agent(one_mount)
+    found = [d for d in caught.value.diagnostics if d.is_error]
+    assert found
+    assert {d.code for d in found} == {"mount/tool-name-too-long"}
+    assert all(d.message.startswith(f"the tool `{long_namespace}__") for d in found)
+
+
+def test_a_hand_edited_member_output_is_rebuilt(one_mount: Path) -> None:
+    build_agent(one_mount)
+    shipped = one_mount / "packages" / "gizmo" / "build" / "eve" / "gizmo" / "extension" / \
+        "tools" / "spin.py"
+    original = shipped.read_bytes()
+    shipped.write_bytes(original + b"\n# edited by hand\n")
+    result = build_agent(one_mount)
+    assert {m.name: m.state for m in result.extensions}["gizmo"] == "built"
+    assert shipped.read_bytes() == original
+
+
+def test_a_hand_edited_installed_extension_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = copy_fixture_tree(FIXTURES / "extensions" / "gizmo", tmp_path / "site" / "gizmo")
+    build_extension(package)
+    monkeypatch.syspath_prepend(str(package / "build" / "eve"))
+    shipped = package / "build" / "eve" / "gizmo" / "extension" / "tools" / "spin.py"
+    shipped.write_text(shipped.read_text() + "\n# edited by hand\n")
+    app_root = copy_fixture_tree(FIXTURES / "apps" / "installed", tmp_path / "app")
+    result = build_agent(app_root)
+    assert [(d.code, d.file) for d in result.warnings] == [
+        ("compat/output-edited", "agent/extensions/gizmo.py")]
+    assert "`tools/spin.py` no longer match its manifest" in result.warnings[0].message
