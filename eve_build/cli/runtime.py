@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,14 +41,25 @@ def call(
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
     from eve_build.runtime.arguments import read_arguments
+    from eve_build.runtime.calls import derive_call_bound
     from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
         given = read_arguments(arguments)
         with load_agent(path) as agent:
-            return agent.call_tool(
-                tool, given, subagent=subagent, approver=(lambda _: True) if approve else None,
-                on_progress=None if json_output else lambda text: echo_err(f"progress: {text}"))
+            surface = agent.surface(subagent)
+            entry = surface.tools.get(tool)
+            watchdog = start_watchdog(tool, derive_call_bound(surface, entry), json_output) \
+                if entry is not None else None
+            try:
+                return agent.call_tool(
+                    tool, given, subagent=subagent,
+                    approver=(lambda _: True) if approve else None,
+                    on_progress=None if json_output else lambda text: echo_err(
+                        f"progress: {text}"))
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
 
     result = run_core(run, json_output=json_output)
     for entry in result.trace:  # the runtime logs these too, but nothing shows its log here
@@ -93,6 +107,27 @@ def migrate(
     noun = "key" if moved == 1 else "keys"
     echo(f"Migrated `{snapshot}` into `{target}`: {moved} {noun} moved, "
          f"{len(warnings)} dropped")
+
+
+def start_watchdog(tool: str, bound: float, json_output: bool) -> threading.Timer:
+    """End the process when a call outlives every budget it has: only code that blocks
+    the event loop itself (sync work inside an `async def` tool) can get there."""
+
+    def give_up() -> None:
+        reason = (f"the call did not end within {bound:g} s, the sum of its timeout and "
+                  "hook budgets: a tool or hook blocks the event loop (sync code in an "
+                  "`async def`?)")
+        if json_output:
+            emit_json({"status": "failed", "error": f"`{tool}` failed: {reason}"})
+        echo_err(f"error: `{tool}` failed: {reason}")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+
+    timer = threading.Timer(bound, give_up)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def _jsonable(value: Any) -> Any:

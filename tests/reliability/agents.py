@@ -39,6 +39,12 @@ async def execute(input, ctx):
 
 tool = define_tool(description="Sleeps.", input=Nothing, execute=execute, timeout=0.5)
 """,
+    "blocker": """
+async def execute(input, ctx):
+    time.sleep(3600)  # sync sleep inside async def: the event loop itself is stuck
+
+tool = define_tool(description="Blocks the loop.", input=Nothing, execute=execute, timeout=0.5)
+""",
     "cancelled": """
 async def execute(input, ctx):
     raise asyncio.CancelledError()

@@ -164,3 +164,14 @@ def test_a_hand_edited_installed_extension_is_reported(
     assert [(d.code, d.file) for d in result.warnings] == [
         ("compat/output-edited", "agent/extensions/gizmo.py")]
     assert "`tools/spin.py` no longer match its manifest" in result.warnings[0].message
+
+
+@pytest.mark.parametrize("command", [["info", "--json"], ["build", "--json"]])
+def test_json_stdout_stays_one_document_when_a_mount_file_prints(
+        one_mount: Path, command: list[str]) -> None:
+    mount = one_mount / "agent" / "extensions" / "crm.py"
+    mount.write_text(mount.read_text() + '\nprint("hello from the mount file")\n')
+    result = CliRunner().invoke(app, [*command, "--path", str(one_mount)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] == "ready"
+    assert "hello from the mount file" in result.stderr
