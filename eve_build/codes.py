@@ -115,6 +115,58 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
+    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
+        "pip install 'eve-build[serve]'.",
+    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
+    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
+    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
+    # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
+    "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
+    "local/extension-module-missing": "A local extension folder has no `extension.py`.",
+    "local/path-missing": "An `-e PATH` names no `.py` file and no folder with `extension.py`.",
+    "local/syntax-error": "A local extension's module does not parse; it is not loaded.",
+    "local/setup-failed": "A local extension raised on import or in `setup`; it is not loaded.",
+    "local/setup-missing": "A local extension defines no callable `setup(ctx)`.",
+    "local/spec-invalid": "`setup` returned no Spec, or a Spec field holds the wrong type.",
+    "local/spec-field-unknown": "`setup` built a Spec with a field Spec does not take.",
+    "local/timeout": "A local extension's import and `setup` took longer than 5 s.",
+    "local/tool-invalid": "A local tool is not a valid define_tool() definition; it is left out.",
+    "local/command-invalid": "A local command is not a define_command() with a callable `run`.",
+    "local/event-unknown": "A local hook or observer names an event it cannot handle.",
+    "local/name-taken": "A local tool or command name is already taken (the later one is left "
+        "out), or `new-local` found an extension of that name.",
+    "local/project-untrusted": "The project's `.eve/extensions/` is not approved, or changed "
+        "since it was: skipped until `eve trust`.",
+    "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
+        "trusted.",
+    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
+    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
+    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
+    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/extension-missing": "A node's project has no `extension.py`.",
+    "node/install-failed": "Creating a node's venv or installing its project failed.",
+    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
+    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
+    "node/stale": "A node's socket or pid file outlived its process; they were removed.",
+    "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
+    "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
+    "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
+    "connection/env-missing": "A connection's URL or header needs an environment variable that "
+        "is not set.",
+    "connection/resolve-failed": "A connection could not be resolved at load (a dynamic resolve "
+        "raised or returned no connection).",
+    "connection/url-invalid": "A resolved connection URL is not an http(s) URL.",
+    "connection/unreachable": "Probing: the MCP server cannot be reached or did not answer in "
+        "time.",
+    "connection/auth-failed": "Probing: the MCP server refused the connection's credentials "
+        "(HTTP 401 or 403).",
+    "connection/not-mcp": "Probing: the server answered, but not as an MCP server.",
     # reliability: the last resort and bounded input (issue 10, docs/reliability.md)
     "discover/symlink-broken": "A symlink loops, leads to its own folder or points to nothing.",
     "discover/tree-too-deep": "A folder is nested deeper than discovery follows (100).",

@@ -11,7 +11,8 @@ import sys
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, extension, runtime
+from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import mcp as mcp_cli
 from eve_build.cli.guard import guard_commands
 from eve_build.cli.output import divert_process_stdout
 
@@ -23,9 +24,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
+app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+serve.register(app)
+local.register(app, extension.app)
+trust.register(app)
+mcp_cli.register(app)
 
 
 def _version(value: bool) -> None:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eve_build.cli.local import report_local
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ def call(
                                      help="Print the whole result with its trace as JSON."),
     subagent: str | None = typer.Option(None, "--subagent",
                                         help="Call a tool of this subagent (its path)."),
+    extension: ExtensionPaths = None,
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
     from eve_build.runtime.arguments import read_arguments
@@ -46,13 +49,14 @@ def call(
 
     def run() -> ToolResult:
         given = read_arguments(arguments)
-        with load_agent(path) as agent:
+        with load_agent(path, extensions=extension or ()) as agent:
+            report_local(agent)
             surface = agent.surface(subagent)
             entry = surface.tools.get(tool)
             watchdog = start_watchdog(tool, derive_call_bound(surface, entry), json_output) \
                 if entry is not None else None
             try:
-                return agent.call_tool(
+                result = agent.call_tool(
                     tool, given, subagent=subagent,
                     approver=(lambda _: True) if approve else None,
                     on_progress=None if json_output else lambda text: echo_err(
@@ -60,6 +64,8 @@ def call(
             finally:
                 if watchdog is not None:
                     watchdog.cancel()
+            report_local(agent, diagnostics=False)
+            return result
 
     result = run_core(run, json_output=json_output)
     for entry in result.trace:  # the runtime logs these too, but nothing shows its log here

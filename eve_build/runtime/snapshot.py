@@ -12,13 +12,12 @@ Snapshots written before formatVersion 1 may hold package-prefixed keys
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
+from eve_build.output.writer import write_file
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -90,7 +89,7 @@ def write_snapshot(path: Path, snapshot: dict[str, Any]) -> None:
     if problem:
         raise _unwritable(path, problem)
     try:
-        _replace_atomically(path, text)
+        write_file(path, text)
     except OSError as exc:
         raise _unwritable(path, exc.strerror or type(exc).__name__) from None
 
@@ -99,16 +98,3 @@ def _unwritable(path: Path, problem: str) -> DiagnosticsError:
     return DiagnosticsError("cannot write the session snapshot", [error(
         "state/snapshot-unwritable", str(path), f"cannot write `{path}`: {problem}",
         "pass `-o` a file path in an existing, writable folder")])
-
-
-def _replace_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

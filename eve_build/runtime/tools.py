@@ -6,7 +6,7 @@ import asyncio
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,7 @@ class ToolEntry:
     identity: str
     binding: Binding
     file: str
+    make_context: Callable[[ToolContext], Any] | None = None  # a richer ctx (local tools)
 
     @property
     def dynamic(self) -> bool:
@@ -101,7 +102,7 @@ def describe_errors(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: ToolContext,
+async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: Any,
                        pool: WorkerPool) -> Any:
     """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread."""
     if tool.execute is None:

@@ -37,6 +37,8 @@ class SourceTree(Protocol):
 
     def read_text(self, relative: str) -> str: ...
 
+    def read_bytes(self, relative: str) -> bytes: ...
+
 
 def join(directory: str, name: str) -> str:
     """`directory/name`, where `""` is the root."""
@@ -77,6 +79,9 @@ class DiskTree:
 
     def read_text(self, relative: str) -> str:
         return self._path(relative).read_text(encoding="utf-8")
+
+    def read_bytes(self, relative: str) -> bytes:
+        return self._path(relative).read_bytes()
 
 
 def find_broken_link(path: Path) -> str | None:
@@ -167,3 +172,6 @@ class MemoryTree:
         if resolved is None or resolved not in self.files:
             raise FileNotFoundError(relative)
         return self.files[resolved]
+
+    def read_bytes(self, relative: str) -> bytes:
+        return self.read_text(relative).encode()

@@ -156,7 +156,7 @@ def load_app(path: str | Path, *, hook_budget: float = HOOK_BUDGET,
     root = Path(path)
     _raise_readably(lambda: build_agent(root))
     return AgentHarness(_raise_readably(lambda: load_agent(
-        root, environ=environ, hook_budget=hook_budget)))
+        root, environ=environ, hook_budget=hook_budget, local=False)))
 
 
 def _raise_readably(action: Callable[[], T]) -> T:
