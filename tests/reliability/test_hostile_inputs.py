@@ -76,7 +76,13 @@ def one_mount(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 COMMANDS = [["build"], ["info"], ["info", "--json"], ["call"], ["call", "--json"],
             ["state", "migrate"], ["extension", "build"], ["extension", "build", "--json"],
-            ["extension", "init", "--no-install", "--no-git"], ["--version"], []]
+            ["extension", "init", "--no-install", "--no-git"], ["--version"], [],
+            ["schedules"], ["schedules", "--json"], ["schedule", "run"], ["prompt"],
+            ["command"], ["message"], ["message", "--json"], ["connections", "--json"],
+            ["extensions", "list", "--json"], ["ext", "list", "--json"], ["ext", "stop"],
+            ["ext", "remove"], ["trust"]]
+"""Every command that ends by itself (not `serve`, `dev`, `mcp`, nor `ext start`, which
+installs a venv), each fed generated arguments."""
 OPTIONS = st.sampled_from(["--path", "--json", "--agent", "--subagent", "-o", "--approve",
                            "--dir", "--force", "@-", "@/dev/null", "{}", "."])
 
