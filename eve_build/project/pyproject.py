@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import keyword
 import re
 import sys
@@ -17,10 +16,12 @@ from packaging.version import InvalidVersion, Version
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import ImportName, derive_import_name
+from eve_build.project.options import DEFAULT_OUTPUT as DEFAULT_OUTPUT
+from eve_build.project.options import PYPROJECT as PYPROJECT
+from eve_build.project.options import find_key_line as find_key_line
+from eve_build.project.options import find_output_overlap, find_unknown_options
 
-PYPROJECT = "pyproject.toml"
 DEFAULT_SOURCE = "extension"
-DEFAULT_OUTPUT = "build/eve"
 
 
 @dataclass(frozen=True)
@@ -69,18 +70,6 @@ def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]
         return None, [error("project/pyproject-invalid", PYPROJECT,
                             f"cannot be read: {exc.strerror or type(exc).__name__}",
                             "check the file's permissions")]
-
-
-def find_key_line(text: str, table: str, key: str) -> int | None:
-    """The line of `key = ...` inside `[table]` of a TOML text (1-based), if found."""
-    inside = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line.strip("[] ") == table
-        elif inside and line.split("=", 1)[0].strip().strip('"') == key:
-            return number
-    return None
 
 
 def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
@@ -171,12 +160,8 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
 
 
 DISTRIBUTION_NAME = re.compile(r"^([a-z0-9]|[a-z0-9][a-z0-9._-]*[a-z0-9])$", re.IGNORECASE)
-RESERVED_OUTPUTS = ("dist", "tests", PYPROJECT)
-"""Folders that belong to wheels, tests or sources: a build must never replace them."""
 
 
-KNOWN_OPTIONS = ("source", "output", "external-dependencies", "import-timeout")
-"""The keys `[tool.eve.extension]` takes; any other is a typo or from a newer eve-build."""
 SHADOWED_IMPORTS = frozenset({
     "eve_build", "typer", "pydantic", "pydantic_core", "jinja2", "tomli_w", "packaging",
     "hatchling", "editables", "watchfiles", "yaml", "markupsafe", "annotated_types",
@@ -201,44 +186,11 @@ def find_distribution_name_problems(name: str) -> list[str]:
     return []
 
 
-def find_unknown_options(table: dict[str, Any], text: str) -> list[Diagnostic]:
-    """Keys of `[tool.eve.extension]` eve-build does not know, with a did-you-mean."""
-    found = []
-    for key in sorted(str(k) for k in table if k not in KNOWN_OPTIONS):
-        close = difflib.get_close_matches(key, KNOWN_OPTIONS, n=1)
-        hint = (f"did you mean `{close[0]}`?" if close else
-                f"the options are {', '.join(f'`{k}`' for k in KNOWN_OPTIONS)}")
-        found.append(error("project/option-unknown", PYPROJECT,
-                           f"`tool.eve.extension` has an unknown option `{key[:80]}`", hint,
-                           line=find_key_line(text, "tool.eve.extension", key)))
-    return found
-
-
 def _text(root: Path) -> str:
     try:
         return (root / PYPROJECT).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def find_output_overlap(source: str, output: str, line: int | None) -> list[Diagnostic]:
-    """The output folder is replaced whole on each build: it must not hold the package."""
-    out, src = Path(output), Path(source)
-    if out.parts and out.parts[0] in RESERVED_OUTPUTS:
-        return [error(
-            "project/option-invalid", PYPROJECT,
-            f"`tool.eve.extension.output` `{output}` is a folder that belongs to wheels, tests "
-            "or sources; each build replaces the output folder whole",
-            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
-        )]
-    if out == Path() or out == src or src.is_relative_to(out) or out.is_relative_to(src):
-        return [error(
-            "project/option-invalid", PYPROJECT,
-            f"`tool.eve.extension.output` `{output}` overlaps the package or its source "
-            f"`{source}`; each build replaces the output folder whole",
-            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
-        )]
-    return []
 
 
 def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnostic]) -> str:
