@@ -141,4 +141,30 @@ CODES: dict[str, str] = {
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
         "trusted.",
+    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
+    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
+    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
+    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/extension-missing": "A node's project has no `extension.py`.",
+    "node/install-failed": "Creating a node's venv or installing its project failed.",
+    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
+    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
+    "node/stale": "A node's socket or pid file outlived its process; they were removed.",
+    "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
+    "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
+    "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
+    "connection/env-missing": "A connection's URL or header needs an environment variable that "
+        "is not set.",
+    "connection/resolve-failed": "A connection could not be resolved at load (a dynamic resolve "
+        "raised or returned no connection).",
+    "connection/url-invalid": "A resolved connection URL is not an http(s) URL.",
+    "connection/unreachable": "Probing: the MCP server cannot be reached or did not answer in "
+        "time.",
+    "connection/auth-failed": "Probing: the MCP server refused the connection's credentials "
+        "(HTTP 401 or 403).",
+    "connection/not-mcp": "Probing: the server answered, but not as an MCP server.",
 }

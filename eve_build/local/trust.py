@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.errors import DiagnosticsError
+from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.local.discovery import PROJECT_FOLDER, locate_project_folder
 from eve_build.output.writer import write_file
 from eve_build.source.tree import DiskTree, SourceTree, join
@@ -81,7 +81,9 @@ def read_trust(eve_home: Path) -> tuple[dict[str, Any], list[Diagnostic]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}, []
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        return {}, [_corrupt(path, f"it cannot be read: {exc.strerror or exc}")]
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return {}, [_corrupt(path, f"it cannot be read as JSON: {exc}")]
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict) or data.get("formatVersion") != TRUST_FORMAT_VERSION:
@@ -90,8 +92,14 @@ def read_trust(eve_home: Path) -> tuple[dict[str, Any], list[Diagnostic]]:
 
 
 def write_trust(eve_home: Path, projects: dict[str, Any]) -> None:
+    """Write the trust file atomically (raises EveBuildError when it cannot be written)."""
     data = {"formatVersion": TRUST_FORMAT_VERSION, "projects": dict(sorted(projects.items()))}
-    write_file(eve_home / TRUST_FILE, json.dumps(data, indent=2) + "\n")
+    path = eve_home / TRUST_FILE
+    try:
+        write_file(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise EveBuildError(f"cannot write `{path}`: {exc.strerror or exc}",
+                            "check that EVE_HOME points to a folder you can write") from None
 
 
 def check_trust(project_root: Path, eve_home: Path) -> TrustCheck:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Coroutine, Mapping, MutableMapping
@@ -25,8 +26,10 @@ from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
 from eve_build.runtime.surface import Resolver, Surface
+from eve_build.runtime.tools import resolve_tool
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
 
@@ -97,6 +100,18 @@ class Agent(LocalMethods):
                                     f"subagents: {known}")
         return self._surfaces[key]
 
+    async def aresolve_tool(self, name: str, *, subagent: str | None = None) -> Tool:
+        """The definition a call of `name` would run now (a dynamic tool is resolved).
+
+        Raises ToolNotFoundError, or ToolCallError when a dynamic tool cannot resolve.
+        """
+        surface = self.surface(subagent)
+        entry = surface.tools.get(name)
+        if entry is None:
+            raise ToolNotFoundError(f"the agent has no tool `{name}`",
+                                    calls.suggest_tools(name, surface.tools))
+        return await resolve_tool(entry, self._pool)
+
     async def acall_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,
         subagent: str | None = None, approver: Approver | None = None,
@@ -114,8 +129,9 @@ class Agent(LocalMethods):
         def progress(text: str) -> None:  # on a worker thread for sync tools
             if on_progress is not None:
                 on_progress(text)
-            loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
-                events.emit(pipeline, "tool.update", tool=name, text=text))))
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now
+                loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
+                    events.emit(pipeline, "tool.update", tool=name, text=text))))
 
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
         with self._counted():

@@ -161,3 +161,24 @@ def test_local_hooks_run_sorted_by_name_whatever_their_origin(
         ("zz-tagger", "explicit"), ("aa-tagger", "global")]
     assert agent.call_tool("ping", {}).value == {"pong": "ping", "tags": ["aa-tagger",
                                                                            "zz-tagger"]}
+
+
+def test_a_shadowed_extension_is_never_imported(
+        app: Path, global_dir: Path, tmp_path: Path, load: Callable[..., Agent]) -> None:
+    global_dir.mkdir(parents=True)
+    (global_dir / "notes.py").write_text(
+        "from pathlib import Path\n"
+        f"Path({str(tmp_path / 'imported')!r}).write_text('')\n"
+        "def setup(ctx):\n    return None\n")
+    agent = load(app, extensions=[LOCAL / "notes.py"])
+    assert [(r.origin, r.status) for r in agent.local_extensions] == [
+        ("explicit", "loaded"), ("global", "shadowed")]
+    assert not (tmp_path / "imported").exists()
+
+
+def test_setup_and_commands_may_be_async(app: Path, global_dir: Path,
+                                         load: Callable[..., Agent]) -> None:
+    place(global_dir, "async-setup.py")
+    agent = load(app)
+    assert by_name(agent)["async-setup"].status == "loaded"
+    assert agent.run_command("later", "on").text == "later on"

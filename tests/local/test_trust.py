@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from eve_build.cli import app as cli
@@ -141,3 +142,18 @@ def test_the_trust_flow_end_to_end_in_a_subprocess(app: Path, eve_home: Path) ->
     edited = eve("command", "notes")
     assert edited.returncode == 1
     assert "untrusted: changed since approved" in edited.stderr
+
+
+def test_a_trust_file_that_cannot_be_written_is_an_error_not_a_traceback(
+        app: Path, eve_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    place(project_dir(app), "notes.py")
+
+    def refuse(path: Path, text: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("eve_build.local.trust.write_file", refuse)
+    result = trust(app, "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: cannot write `{eve_home / 'trust.json'}`: Permission "
+                             "denied\n\nhint: check that EVE_HOME points to a folder you can "
+                             "write\n")
