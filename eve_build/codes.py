@@ -122,6 +122,8 @@ CODES: dict[str, str] = {
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
+    "serve/route-invalid": "A channel route's path parameters cannot be served (a name used "
+        "twice, an unknown convertor).",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",
