@@ -7,13 +7,17 @@ from typing import Any
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_json,
+    emit_result,
+    render_diagnostics,
+    run_core,
+)
 
-AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agent under "
-                            "`agents/NAME/` to use.")
-PATH_OPTION = typer.Option(Path(), "--path", help="The app root (holds `agent/`) or workspace "
-                           "root.")
-JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+PATH_OPTION = path_option("The app root (holds `agent/`) or workspace root.")
 
 
 def register(app: typer.Typer) -> None:
@@ -27,21 +31,15 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
     """Build the workspace's extensions and compile the agent into `.eve/`."""
     from eve_build.consumer.build import build_agent
     from eve_build.consumer.compiled import walk_trees
-    from eve_build.diagnostics import summarize
 
     result = run_core(lambda: build_agent(path, agent), json_output=json_output)
     render_diagnostics(result.warnings)
     root = result.compiled.root
     if json_output:
-        emit_json({
-            "status": "ready",
-            "app": str(result.app_root),
-            "compiled": str(result.compiled_path),
-            "written": result.written,
-            "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
-                           for m in result.extensions],
-            "diagnostics": summarize(result.warnings),
-        })
+        emit_result("ready", result.warnings, app=str(result.app_root),
+                    compiled=str(result.compiled_path), written=result.written,
+                    extensions=[{"package": m.name, "directory": str(m.root), "state": m.state}
+                                for m in result.extensions])
         return
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
@@ -59,6 +57,9 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
     data = run_core(lambda: describe_agent(path, agent), json_output=json_output)
     render_diagnostics(_diagnostics(data))
+    if data["status"] != "ready":
+        data["error"] = {"message": "the agent does not compile",
+                         "hint": "fix the errors in diagnostics, then run `eve info` again"}
     if json_output:
         emit_json(data)
     else:
@@ -84,7 +85,7 @@ def _print_info(data: dict[str, Any]) -> None:
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:
         source = "workspace source" if ext["sourceBacked"] else "installed"
-        echo(f"  {ext['mount']}: {ext['package']} {ext['version']} ({source}, built with "
+        echo(f"  {ext['mountPath']}: {ext['package']} {ext['version']} ({source}, built with "
              f"eve-build {ext['builtWithEve']})")
 
 

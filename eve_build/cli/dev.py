@@ -1,4 +1,4 @@
-"""`eve dev`: build, watch, rebuild."""
+"""`eve dev`: build, watch, rebuild; `--json` prints one JSON line per generation."""
 
 from __future__ import annotations
 
@@ -6,7 +6,16 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, render_diagnostics, run_core
+from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_json_line,
+    envelope,
+    note,
+    render_diagnostics,
+    run_core,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -14,8 +23,9 @@ def register(app: typer.Typer) -> None:
 
 
 def dev(
-    agent: str | None = typer.Option(None, "--agent", help="The agent of a workspace."),
-    path: Path = typer.Option(Path(), "--path", help="The app (or workspace) root."),
+    agent: str | None = AGENT_OPTION,
+    path: Path = path_option("The app (or workspace) root."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
     from eve_build.dev import DevSession, Generation, run_dev
@@ -23,16 +33,31 @@ def dev(
     session = DevSession(path, agent)
 
     def show(generation: Generation) -> None:
+        if json_output:
+            emit_json_line(envelope(
+                "ready" if generation.ok else "failed", generation.diagnostics,
+                generation=generation.number, changed=list(generation.changed),
+                rebuilt=list(generation.rebuilt), contributions=generation.contributions,
+                kept=None if generation.ok or session.last_good is None
+                else session.last_good.number))
+            return
         changed = f" after {', '.join(generation.changed)}" if generation.changed else ""
         render_diagnostics(generation.diagnostics)
         if generation.ok:
             rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
-            echo(f"generation {generation.number} ready{changed}{rebuilt}")
+            counts = ", ".join(f"{n} {kind}" for kind, n in generation.contributions.items()
+                               if n)
+            echo(f"generation {generation.number} ready{changed}{rebuilt}"
+                 + (f" ({counts})" if counts else ""))
         else:
             kept = session.last_good
             keeping = (f"; keeping generation {kept.number}" if kept
                        else "; no good generation yet")
             echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
 
-    echo_err("watching for changes (Ctrl-C to stop)")
-    run_core(lambda: run_dev(session, show))
+    note("watching for changes (Ctrl-C to stop)")
+    try:
+        run_core(lambda: run_dev(session, show), json_output=json_output)
+    except KeyboardInterrupt:
+        note("stopped")
+        raise typer.Exit(130) from None

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_json,
+    emit_result,
+    note,
+    render_diagnostics,
+    run_core,
+)
 
 if TYPE_CHECKING:
     from eve_build.diagnostics import Diagnostic
@@ -26,9 +36,10 @@ def register(app: typer.Typer) -> None:
 
 def call(
     tool: str = typer.Argument(..., help="The tool as the agent sees it, e.g. crm__search."),
-    arguments: str = typer.Argument("{}", metavar="[JSON | @FILE]",
-                                    help="The arguments: a JSON object, or @file holding one."),
-    path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
+    arguments: str = typer.Argument("{}", metavar="JSON | @FILE | -",
+                                    help="The arguments: a JSON object, @file holding one, "
+                                    "or - to read it from stdin."),
+    path: Path = path_option("The agent app (holds `.eve/`)."),
     approve: bool = typer.Option(False, "--approve", help="Approve every approval request."),
     json_output: bool = typer.Option(False, "--json",
                                      help="Print the whole result with its trace as JSON."),
@@ -43,7 +54,7 @@ def call(
         with load_agent(path) as agent:
             return agent.call_tool(
                 tool, given, subagent=subagent, approver=(lambda _: True) if approve else None,
-                on_progress=None if json_output else lambda text: echo_err(f"progress: {text}"))
+                on_progress=None if json_output else lambda text: note(f"progress: {text}"))
 
     result = run_core(run, json_output=json_output)
     for entry in result.trace:  # the runtime logs these too, but nothing shows its log here
@@ -52,7 +63,9 @@ def call(
         elif entry["outcome"] in ("timeout", "error") and result.status == "ok":
             echo_err(f"warning: {entry['reason']}")
     if json_output:
-        emit_json(_jsonable(dataclasses.asdict(result)))
+        fields = _jsonable(dataclasses.asdict(result))
+        fields["error"] = None if result.ok else {"message": result.error or "", "hint": ""}
+        emit_result(**fields)
     elif result.ok:
         emit_json(_jsonable(result.value))
     if not result.ok:
@@ -63,11 +76,14 @@ def call(
 
 
 def read_arguments(text: str) -> dict[str, Any]:
-    """A JSON object given inline or as `@file` (raises UsageError)."""
+    """A JSON object given inline, as `@file` or `-` (stdin) (raises UsageError)."""
     from eve_build.errors import UsageError
 
     source = "the arguments"
-    if text.startswith("@"):
+    if text == "-":
+        source = "the arguments on stdin"
+        text = sys.stdin.read()
+    elif text.startswith("@"):
         source = f"`{text[1:]}`"
         try:
             text = Path(text[1:]).read_text(encoding="utf-8")
@@ -92,7 +108,8 @@ def migrate(
     snapshot: Path = typer.Argument(..., help="The session snapshot (JSON) to migrate."),
     output: Path | None = typer.Option(None, "-o", "--output",
                                        help="Write here instead of over SNAPSHOT."),
-    path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
+    path: Path = path_option("The agent app (holds `.eve/`)."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Move package-prefixed state keys to the mount that owns them (atomically)."""
     from eve_build.consumer.compiled import walk_trees
@@ -111,8 +128,12 @@ def migrate(
         write_snapshot(target, migrated)
         return len(set(migrated["state"]) - set(before["state"])), warnings
 
-    moved, warnings = run_core(run)
+    moved, warnings = run_core(run, json_output=json_output)
     render_diagnostics(warnings)
+    if json_output:
+        emit_result("migrated", warnings, snapshot=str(snapshot), output=str(target),
+                    moved=moved, dropped=len(warnings))
+        return
     noun = "key" if moved == 1 else "keys"
     echo(f"Migrated `{snapshot}` into `{target}`: {moved} {noun} moved, "
          f"{len(warnings)} dropped")

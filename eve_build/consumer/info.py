@@ -1,7 +1,9 @@
 """`eve info`: the resolved surface of an agent, compiled in memory (nothing is written).
 
 The keys are exactly the contract's: status, diagnostics, instructions, tools,
-toolInputSchemas, skills, subagents, schedules, channels, extensions.
+toolInputSchemas, skills, subagents, schedules, channels, extensions. `mount` is
+always the namespace (`crm`); the logical path of a mount is `mountPath`
+(`extensions/crm`).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics) -> dic
         for t in trees for c in t.channels
     ]
     info["extensions"] = [
-        {"mount": m.mount_path, "package": m.package, "version": m.version,
-         "builtWithEve": m.built_with_eve, "requires": m.requires,
+        {"mount": m.namespace, "mountPath": m.mount_path, "package": m.package,
+         "version": m.version, "builtWithEve": m.built_with_eve, "requires": m.requires,
          "sourceBacked": m.source_backed}
         for t in trees for m in t.mounts
     ]
