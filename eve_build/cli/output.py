@@ -117,10 +117,14 @@ def run_core(action: Callable[[], T], *, json_output: bool = False) -> T:
 
 
 def _console() -> Console:
+    import os
+
     from rich.console import Console
 
-    # rich leaves colour out when stderr is not a terminal and when NO_COLOR is set
-    return Console(stderr=True, highlight=False, markup=False, emoji=False)
+    # rich styles only a terminal; NO_COLOR (any value but "") turns bold off too
+    plain = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=True, highlight=False, markup=False, emoji=False,
+                   color_system=None if plain else "auto")
 
 
 _STYLES = {"error": "bold red", "warning": "bold yellow", "hint": "cyan"}
