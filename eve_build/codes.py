@@ -115,4 +115,7 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # models: field-level problems of config, input and output models (issue 14)
+    "model/name-undefined": "A field type of a model names something that is not defined.",
+    "model/default-invalid": "A field's default does not validate against the field's own type.",
 }

@@ -53,8 +53,15 @@ def is_model(value: object) -> bool:
 def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple[Record, list[
     Diagnostic
 ]]:
+    from eve_build.load.fields import find_invalid_defaults, find_undefined_name
+
+    undefined = find_undefined_name(model, where.file, where.line, "model/name-undefined")
+    if undefined is not None:
+        return {}, [undefined]
     try:
-        return model.model_json_schema(), []
+        schema = model.model_json_schema()
+        return schema, find_invalid_defaults(model, where.file, where.line,
+                                             "model/default-invalid")
     except Exception as exc:
         return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: {exc}",
                                 "use field types pydantic can describe in JSON Schema")]
