@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -34,15 +35,6 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
-
-
-def _without_authors(pyproject: bytes) -> bytes:
-    lines = pyproject.decode().splitlines(keepends=True)
-    if "authors = [\n" in lines:
-        start = lines.index("authors = [\n")
-        end = lines.index("]\n", start)
-        del lines[start:end + 1]
-    return "".join(lines).encode()
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -76,7 +68,9 @@ def test_a_new_scaffold_passes_its_own_tests(tmp_path: Path) -> None:
     assert not (bare / ".git").exists()
     with_git, without_git = _files(target), _files(bare)
     # the one difference: authors come from `git config`, read only when git is used
-    with_git["pyproject.toml"] = _without_authors(with_git["pyproject.toml"])
+    project = tomllib.loads(with_git.pop("pyproject.toml").decode())
+    project["project"].pop("authors", None)
+    assert tomllib.loads(without_git.pop("pyproject.toml").decode()) == project
     assert without_git == with_git, "--no-install --no-git gives the same files"
 
 
