@@ -87,7 +87,8 @@ def test_a_failed_isolated_build_says_where_eve_build_comes_from(
     with pytest.raises(EveBuildError, match="`python -m build` failed \\(exit code 1\\)") as caught:
         pack_extension(root, runner=failing)
 
-    assert "  ERROR No matching distribution found for eve-build==0.1.0" in caught.value.message
+    assert caught.value.message == ("`python -m build` failed (exit code 1): ERROR No matching "
+                                    "distribution found for eve-build==0.1.0")
     assert caught.value.hint == ISOLATED_HINT
     assert calls == [derive_build_command(root.resolve(), root.resolve() / "dist", isolation=True)]
     assert "--no-isolation" not in calls[0]
