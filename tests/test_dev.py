@@ -148,3 +148,12 @@ def test_eve_dev_on_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_source_folder_named_build_inside_the_agent_is_watched() -> None:
     assert is_source_change(Path("agent/tools/build/deploy.py"))
     assert not is_source_change(Path("build/eve/x.py"))
+
+
+def test_watchfiles_default_filter_drops_editor_and_cache_files() -> None:
+    for ignored in ("agent/tools/.search.py.swp", "agent/tools/search.py~",
+                    "agent/tools/__pycache__/search.cpython-311.pyc", ".ruff_cache/x",
+                    "agent/.mypy_cache/y.json"):
+        assert not is_source_change(Path(ignored)), ignored
+    assert is_source_change(Path("agent/tools/search.py"))
+    assert is_source_change(Path("agent/instructions.md"))

@@ -45,8 +45,8 @@ def dev(
         render_diagnostics(generation.diagnostics)
         if generation.ok:
             rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
-            counts = ", ".join(f"{n} {kind}" for kind, n in generation.contributions.items()
-                               if n)
+            counts = ", ".join(f"{n} {_noun(kind, n)}"
+                               for kind, n in generation.contributions.items() if n)
             echo(f"generation {generation.number} ready{changed}{rebuilt}"
                  + (f" ({counts})" if counts else ""))
         else:
@@ -61,3 +61,8 @@ def dev(
     except KeyboardInterrupt:
         note("stopped")
         raise typer.Exit(130) from None
+
+
+def _noun(kind: str, count: int) -> str:
+    """`tools` -> `tool` for one; `instructions` stays."""
+    return kind[:-1] if count == 1 and kind != "instructions" else kind
