@@ -9,6 +9,7 @@ import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
 from eve_build.cli.output import (
+    detail,
     echo,
     echo_err,
     emit_json,
@@ -44,6 +45,7 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
+        detail(f"    from {_shown(member.root)}")
     mounts = sum(len(t.mounts) for t in walk_trees(root))
     echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
          f"{_count(mounts, 'mount')}) into "

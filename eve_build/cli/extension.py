@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import echo, emit_result, note, render_diagnostics, run_core
+from eve_build.cli.output import detail, echo, emit_result, note, render_diagnostics, run_core
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
@@ -73,6 +73,8 @@ def build(
                     version=result.project.version, output=str(result.package_dir),
                     requires=result.manifest.requires, files=list(result.files))
         return
+    for written in result.files:
+        detail(f"  wrote {written}")
     tools = len(result.manifest.contributions.get("tools", []))
     echo(f"Built {result.project.name} {result.project.version} into "
          f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "

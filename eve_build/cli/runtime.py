@@ -12,6 +12,7 @@ import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.output import (
+    detail,
     echo,
     echo_err,
     emit_json,
@@ -57,6 +58,8 @@ def call(
                 on_progress=None if json_output else lambda text: note(f"progress: {text}"))
 
     result = run_core(run, json_output=json_output)
+    for entry in result.trace:
+        detail(f"trace: {json.dumps(entry, default=str)}")
     for entry in result.trace:  # the runtime logs these too, but nothing shows its log here
         if "warning" in entry:
             echo_err(f"warning: {entry['warning']}")
