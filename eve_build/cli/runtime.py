@@ -108,7 +108,8 @@ def read_arguments(text: str) -> dict[str, Any]:
 
 @state_app.command("migrate")
 def migrate(
-    snapshot: Path = typer.Argument(..., help="The session snapshot (JSON) to migrate."),
+    snapshot: Path = typer.Argument(..., help="The session snapshot (JSON) to migrate.",
+                                    exists=True, dir_okay=False),
     output: Path | None = typer.Option(None, "-o", "--output",
                                        help="Write here instead of over SNAPSHOT."),
     path: Path = path_option("The agent app (holds `.eve/`)."),

@@ -131,9 +131,14 @@ def test_state_migrate(agent_app: Path, tmp_path: Path) -> None:
     assert (migrated["moved"], migrated["dropped"], migrated["diagnostics"]["warnings"]) == (
         0, 1, 1)
 
-    missing = run("state", "migrate", str(tmp_path / "none.json"), "--json", "--path",
-                  str(agent_app), code=1)
-    validate("state-migrate.json", missing)
+    snapshot.write_text("{not json")
+    broken = run("state", "migrate", str(snapshot), "--json", "--path", str(agent_app), code=1)
+    validate("state-migrate.json", broken)
+    assert broken["status"] == "failed"
+
+    missing = CliRunner().invoke(cli, ["state", "migrate", str(tmp_path / "none.json"),
+                                       "--json", "--path", str(agent_app)])
+    assert (missing.exit_code, missing.stdout) == (2, "")  # a usage error: no JSON at all
 
 
 def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
