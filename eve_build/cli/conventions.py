@@ -63,9 +63,14 @@ class EveGroup(TyperGroup):
 
 def tidy_command(command: Any) -> None:
     """Type labels out of the help, `NAME` metavars in, for one click command."""
-    from typer._click.decorators import help_option
+    import importlib
 
-    if command.add_help_option and command._help_option is None:
+    try:  # typer >= 0.2x vendors click; with an older typer the help option stays as is
+        help_option: Any = importlib.import_module("typer._click.decorators").help_option
+    except ImportError:  # pragma: no cover - depends on the installed typer
+        help_option = None
+    if help_option is not None and command.add_help_option and \
+            getattr(command, "_help_option", False) is None:
         help_option(HELP_OPTIONS)(command)  # created now, so it can be tidied too
         command._help_option = command.params.pop()
         command._help_option.metavar = ""
