@@ -3,7 +3,8 @@
 The root group (`EveGroup`) tidies the whole command tree when typer builds it, so a
 command registered by any module gets the same treatment: `-h` beside `--help`
 (inherited through click's context), help without `<bool>` / `<str>` type noise and
-without `{name}` braces in the usage line. The shared options below (`--path`,
+without `{name}` braces in the usage line, and rich's boxed help and usage errors only
+on a colour terminal (plain click text when piped). The shared options below (`--path`,
 `--json`, `--agent`) check what they can before the command runs, so a usage error
 exits 2 before anything is printed or created.
 
@@ -56,9 +57,24 @@ class EveGroup(TyperGroup):
         for _, command in walk_commands(self, groups=True):
             tidy_command(command)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if not is_styled_terminal():  # piped, NO_COLOR or TERM=dumb: click's plain help
+            for command in (self, *(c for _, c in walk_commands(self, groups=True))):
+                command.rich_markup_mode = None
+        return super().main(*args, **kwargs)
+
     def get_params(self, ctx: Any) -> list[Any]:
         tidy_command(self)  # typer adds the completion options after __init__
         return list(super().get_params(ctx))
+
+
+def is_styled_terminal() -> bool:
+    """Help and usage errors in rich's boxes only for a person at a colour terminal."""
+    import os
+    import sys
+
+    return (sys.stdout.isatty() and sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+            and os.environ.get("TERM") != "dumb")
 
 
 def tidy_command(command: Any) -> None:

@@ -20,9 +20,10 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "TERM": "xterm-256color", "EVE_HOME": str(tmp_path / "home"), **extra}
 
 
-def _run_in_terminal(tmp_path: Path, **extra: str) -> str:
+def _run_in_terminal(tmp_path: Path, args: list[str] = ARGS, code: int = 1,
+                     **extra: str) -> str:
     leader, follower = pty.openpty()
-    with subprocess.Popen(ARGS, cwd=tmp_path, env=_env(tmp_path, **extra), stdin=follower,
+    with subprocess.Popen(args, cwd=tmp_path, env=_env(tmp_path, **extra), stdin=follower,
                           stdout=follower, stderr=follower) as process:
         os.close(follower)
         chunks = []
@@ -34,7 +35,7 @@ def _run_in_terminal(tmp_path: Path, **extra: str) -> str:
             if not chunk:
                 break
             chunks.append(chunk)
-        assert process.wait(timeout=60) == 1
+        assert process.wait(timeout=60) == code
     os.close(leader)
     return b"".join(chunks).decode()
 
@@ -63,3 +64,19 @@ def test_no_colour_when_piped(tmp_path: Path) -> None:
     assert "project/pyproject-missing" in result.stderr
     assert ESC not in result.stderr + result.stdout
     assert "Traceback" not in result.stderr
+
+
+USAGE_ERROR = [sys.executable, "-m", "eve_build", "dev", "--path", "missing"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX")
+def test_usage_errors_are_boxed_on_a_terminal_and_plain_when_piped(tmp_path: Path) -> None:
+    boxed = _run_in_terminal(tmp_path, USAGE_ERROR, code=2)
+    piped = subprocess.run(USAGE_ERROR, cwd=tmp_path, env=_env(tmp_path), capture_output=True,
+                           text=True, timeout=60, check=False)
+
+    assert "╭" in boxed and ESC in boxed
+    assert piped.returncode == 2
+    assert piped.stderr.splitlines()[-1] == ("Error: Invalid value for '--path': dir 'missing' "
+                                             "does not exist.")
+    assert "╭" not in piped.stderr and ESC not in piped.stderr
