@@ -101,7 +101,7 @@ def pack(
     requires = ", ".join(f"{name} {version}" for name, version in manifest.requires.items())
     externals = ", ".join(manifest.build.external_dependencies) or "none"
     if json_output:
-        emit_result("packed", wheel=str(wheel.path),
+        emit_result("packed", result.build.warnings, wheel=str(wheel.path),
                     sdist=str(result.sdist) if result.sdist else None, files=wheel.files,
                     package=wheel.import_package, packageFiles=wheel.package_files,
                     requires=manifest.requires,

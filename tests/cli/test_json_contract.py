@@ -10,23 +10,14 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 from typer.testing import CliRunner
 
 import eve_build.dev
 from eve_build.cli import app as cli
 from eve_build.schemas import list_schemas, read_schema
 from tests.conftest import FIXTURES, copy_fixture_tree
+from tests.json_schemas import validate
 from tests.runtime.apps import compile_app, make_app, mount_file
-
-REGISTRY: Registry[Any] = Registry().with_resources(
-    (read_schema(name)["$id"], Resource.from_contents(read_schema(name)))
-    for name in list_schemas()
-)
-
-
-def validate(schema: str, payload: Any) -> None:
-    Draft202012Validator(read_schema(schema), registry=REGISTRY).validate(payload)
 
 
 def run(*args: str, env: dict[str, str] | None = None, stdin: str | None = None,
