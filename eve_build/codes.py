@@ -115,6 +115,39 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
+    "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
+    "local/extension-module-missing": "A local extension folder has no `extension.py`.",
+    "local/path-missing": "An `-e PATH` names no `.py` file and no folder with `extension.py`.",
+    "local/syntax-error": "A local extension's module does not parse; it is not loaded.",
+    "local/setup-failed": "A local extension raised on import or in `setup`; it is not loaded.",
+    "local/setup-missing": "A local extension defines no callable `setup(ctx)`.",
+    "local/spec-invalid": "`setup` returned no Spec, or a Spec field holds the wrong type.",
+    "local/spec-field-unknown": "`setup` built a Spec with a field Spec does not take.",
+    "local/timeout": "A local extension's import and `setup` took longer than 5 s.",
+    "local/tool-invalid": "A local tool is not a valid define_tool() definition; it is left out.",
+    "local/command-invalid": "A local command is not a define_command() with a callable `run`.",
+    "local/event-unknown": "A local hook or observer names an event it cannot handle.",
+    "local/name-taken": "A local tool or command name is already taken (the later one is left "
+        "out), or `new-local` found an extension of that name.",
+    "local/project-untrusted": "The project's `.eve/extensions/` is not approved, or changed "
+        "since it was: skipped until `eve trust`.",
+    "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
+        "trusted.",
+    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
+    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
+    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
+    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/extension-missing": "A node's project has no `extension.py`.",
+    "node/install-failed": "Creating a node's venv or installing its project failed.",
+    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
+    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
+    "node/stale": "A node's socket or pid file outlived its process; they were removed.",
+    "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
+    "node/dropped": "A node died, hung or sent garbage while the host used it.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",

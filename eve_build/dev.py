@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, UsageError
@@ -45,11 +45,22 @@ class Generation:
     contributions: dict[str, int] = field(default_factory=dict)  # kind -> count, every tree
 
 
+@dataclass(frozen=True)
+class LocalRound:
+    """Local extensions loaded again after a change in their folders (trust checked again)."""
+
+    number: int
+    rows: tuple[dict[str, Any], ...]  # the `eve extensions list` rows of the local extensions
+    changed: tuple[str, ...] = ()
+
+
 @dataclass
 class DevSession:
     app_root: Path
     agent: str | None = None
     history: list[Generation] = field(default_factory=list)
+    local_rounds: list[LocalRound] = field(default_factory=list)
+    extensions: tuple[Path, ...] = ()  # `-e` paths, loaded in every local round
 
     @property
     def last_good(self) -> Generation | None:
@@ -82,6 +93,38 @@ class DevSession:
         if workspace is not None:
             paths.extend(m.resolve() for m in workspace.members)
         return sorted(set(paths))
+
+    def local_paths(self) -> list[Path]:
+        """The local extension folders that exist: the project's, the global one, and the
+        folder of running nodes' sockets."""
+        from eve_build.local.discovery import (
+            GLOBAL_FOLDER,
+            locate_eve_home,
+            locate_project_folder,
+        )
+
+        folders = [locate_project_folder(self.app_root.resolve()),
+                   locate_eve_home() / GLOBAL_FOLDER,
+                   locate_eve_home() / "run",  # a node starting or stopping (section 8)
+                   *(p.resolve() if p.is_dir() else p.resolve().parent for p in self.extensions)]
+        return sorted({f.resolve() for f in folders if f.is_dir()})
+
+    def reload_local(self, changed: Iterable[Path] = ()) -> LocalRound:
+        """Load the local extensions again, as the host would now."""
+        from eve_build.errors import DiagnosticsError
+        from eve_build.local.listing import derive_extension_rows
+        from eve_build.runtime.loader import read_compiled_agent
+
+        try:
+            compiled = read_compiled_agent(self.app_root)
+        except DiagnosticsError:
+            compiled = None
+        rows = [r for r in derive_extension_rows(self.app_root, compiled, self.extensions)
+                if r["origin"] != "mount"]
+        round_ = LocalRound(len(self.local_rounds) + 1, tuple(rows),
+                            tuple(sorted(self._shown(p) for p in changed)))
+        self.local_rounds.append(round_)
+        return round_
 
     def _shown(self, path: Path) -> str:
         try:
@@ -139,18 +182,31 @@ def run_dev(
     session: DevSession,
     on_generation: Callable[[Generation], None],
     watch: Watcher = watch_with_watchfiles,
+    on_local: Callable[[LocalRound], None] | None = None,
 ) -> None:
-    """Build once, then once per batch of relevant source changes until the watcher ends."""
+    """Build once, then once per batch of relevant source changes until the watcher ends.
+
+    With `on_local`, the local extension folders are watched too, and a change there
+    loads the local extensions again (no build).
+    """
     if not session.app_root.is_dir():
         raise UsageError(f"`{session.app_root}` is not a folder, so there is nothing to watch",
                          "pass the app (or workspace) root with `--path`")
     on_generation(session.build())
     roots = session.watched_paths()
-    outermost = [r for r in roots if not any(r != o and r.is_relative_to(o) for o in roots)]
+    local = session.local_paths() if on_local is not None else []
+    everything = sorted({*roots, *local})
+    outermost = [r for r in everything
+                 if not any(r != o and r.is_relative_to(o) for o in everything)]
     for batch in watch(outermost):
-        relevant = {p for p in batch if is_source_change(_relative(p, roots))}
+        relevant = {p for p in batch if is_source_change(_relative(p, roots))
+                    and (not local or any(p.is_relative_to(r) for r in roots))}
         if relevant:
             on_generation(session.build(relevant))
+        touched = {p for p in batch if any(p.is_relative_to(f) for f in local)
+                   and "__pycache__" not in p.parts}
+        if touched and on_local is not None:
+            on_local(session.reload_local(touched))
 
 
 def _relative(path: Path, roots: list[Path]) -> Path:

@@ -49,3 +49,11 @@ def copy_fixture(tmp_path: Path) -> Callable[[str], Path]:
         return copy_fixture_tree(source, target)
 
     return copy
+
+
+@pytest.fixture(autouse=True)
+def eve_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets an empty `EVE_HOME`: tests never read or write the real ~/.eve."""
+    home = tmp_path_factory.mktemp("eve-home")
+    monkeypatch.setenv("EVE_HOME", str(home))
+    return home

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, extension, runtime
+from eve_build.cli import agent, dev, ext, extension, local, runtime, trust
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
 from eve_build.cli.output import configure
 
@@ -23,9 +23,12 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
+app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+local.register(app, extension.app)
+trust.register(app)
 
 
 def _version(value: bool) -> None:

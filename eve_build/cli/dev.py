@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import (
     echo,
     echo_err,
@@ -25,12 +26,13 @@ def register(app: typer.Typer) -> None:
 def dev(
     agent: str | None = AGENT_OPTION,
     path: Path = path_option("The app (or workspace) root."),
+    extension: ExtensionPaths = None,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
-    from eve_build.dev import DevSession, Generation, run_dev
+    from eve_build.dev import DevSession, Generation, LocalRound, run_dev
 
-    session = DevSession(path, agent)
+    session = DevSession(path, agent, extensions=tuple(extension or ()))
 
     def show(generation: Generation) -> None:
         if json_output:
@@ -55,9 +57,25 @@ def dev(
                        else "; no good generation yet")
             echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
 
+    def show_local(round_: LocalRound) -> None:
+        from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
+
+        found = Diagnostics()
+        found.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"],
+                                message=d["message"], hint=d["hint"],
+                                severity=Severity(d["severity"]))
+                     for row in round_.rows for d in row["diagnostics"])
+        if json_output:
+            emit_json_line(envelope("reloaded", found.items, round=round_.number,
+                                    changed=list(round_.changed), extensions=list(round_.rows)))
+            return
+        render_diagnostics(found)
+        states = ", ".join(f"{row['name']} {row['status']}" for row in round_.rows) or "none"
+        echo(f"local extensions reloaded after {', '.join(round_.changed)}: {states}")
+
     note("watching for changes (Ctrl-C to stop)")
     try:
-        run_core(lambda: run_dev(session, show), json_output=json_output)
+        run_core(lambda: run_dev(session, show, on_local=show_local), json_output=json_output)
     except KeyboardInterrupt:
         note("stopped")
         raise typer.Exit(130) from None

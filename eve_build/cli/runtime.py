@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.local import report_local
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import (
     detail,
     echo,
@@ -46,16 +48,20 @@ def call(
                                      help="Print the whole result with its trace as JSON."),
     subagent: str | None = typer.Option(None, "--subagent",
                                         help="Call a tool of this subagent (its path)."),
+    extension: ExtensionPaths = None,
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
     from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
         given = read_arguments(arguments)
-        with load_agent(path) as agent:
-            return agent.call_tool(
+        with load_agent(path, extensions=extension or ()) as agent:
+            report_local(agent)
+            result = agent.call_tool(
                 tool, given, subagent=subagent, approver=(lambda _: True) if approve else None,
                 on_progress=None if json_output else lambda text: note(f"progress: {text}"))
+            report_local(agent, diagnostics=False)
+            return result
 
     result = run_core(run, json_output=json_output)
     for entry in result.trace:

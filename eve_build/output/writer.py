@@ -7,6 +7,7 @@ is renamed back.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import uuid
@@ -43,3 +44,18 @@ def swap_into_place(staging: Path, target: Path) -> None:
         raise
     if previous is not None:
         shutil.rmtree(previous, ignore_errors=True)
+
+
+def write_file(path: Path, text: str) -> None:
+    """Replace one file atomically: a temporary sibling, flushed, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

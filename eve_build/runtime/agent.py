@@ -9,17 +9,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
-from eve_build.runtime import calls
+from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
@@ -28,6 +30,9 @@ from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
+
+if TYPE_CHECKING:
+    from eve_build.local.layer import LocalLayer
 
 T = TypeVar("T")
 
@@ -56,19 +61,26 @@ class EventOutcome:
     trace: tuple[dict[str, Any], ...]
 
 
-class Agent:
+class Agent(LocalMethods):
     """A compiled agent, loaded: mounts bound, definitions imported, state in memory."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
-                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope) -> None:
+                 states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
+                 local: LocalLayer | None = None) -> None:
         self.compiled = compiled
         self._surfaces = surfaces
+        self._local = local
+        if local is not None:
+            surfaces[""] = local.apply(surfaces[""])
         self._states = states  # shared by every binding: keys carry the mount path
         self._approvals = ApprovalSession()
         self._pool = pool
         self._scope = scope
-        self._local = threading.local()
+        self._thread = threading.local()
+        self._running = 0  # calls and commands in progress (a reload waits for none)
+        self._running_lock = threading.Lock()
         self._loops: list[asyncio.AbstractEventLoop] = []
+        self._closed = False
 
     def tools(self, subagent: str | None = None) -> list[str]:
         """The tool names of the agent (or of the subagent at that path), sorted."""
@@ -93,8 +105,24 @@ class Agent:
         if entry is None:
             raise ToolNotFoundError(f"the agent has no tool `{name}`",
                                     calls.suggest_tools(name, surface.tools))
-        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, on_progress)
-        return await call.run({} if arguments is None else arguments)
+        pipeline, given = surface.pipeline, {} if arguments is None else dict(arguments)
+        loop, updates = asyncio.get_running_loop(), []
+
+        def progress(text: str) -> None:  # on a worker thread for sync tools
+            if on_progress is not None:
+                on_progress(text)
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now
+                loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
+                    events.emit(pipeline, "tool.update", tool=name, text=text))))
+
+        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
+        with self._counted():
+            await events.emit(pipeline, "tool.start", tool=name, arguments=given)
+            result = await call.run(given)
+            await asyncio.gather(*updates)
+            await events.emit(pipeline, "tool.end", tool=name, arguments=given,
+                              result=result.value, status=result.status, error=result.error)
+        return result
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,
@@ -140,6 +168,8 @@ class Agent:
         """The session as JSON-able data: state by key and remembered approvals."""
         data = {"formatVersion": SNAPSHOT_FORMAT_VERSION, "state": dict(self._states),
                 "approvals": self._approvals.snapshot()}
+        if self._local is not None and (entries := self._local.request.session.snapshot()):
+            data["local"] = entries
         try:
             copied: dict[str, Any] = json.loads(json.dumps(data))
         except (TypeError, ValueError) as exc:
@@ -161,6 +191,8 @@ class Agent:
         self._states.clear()
         self._states.update(migrated["state"])
         self._approvals.restore(migrated["approvals"])
+        if self._local is not None:
+            self._local.request.session.restore(snapshot.get("local", {}))
         return warnings
 
     def state(self, key: str) -> Any:
@@ -177,15 +209,18 @@ class Agent:
             coroutine.close()
             raise EveBuildError("a sync call of the agent was made inside a running event loop",
                                 "await the async form instead (`acall_tool`, `afire`)")
-        loop: asyncio.AbstractEventLoop | None = getattr(self._local, "loop", None)
+        loop: asyncio.AbstractEventLoop | None = getattr(self._thread, "loop", None)
         if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
-            self._local.loop = loop
+            self._thread.loop = loop
             self._loops.append(loop)
         return loop.run_until_complete(coroutine)
 
     def close(self) -> None:
         """Stop the loops this agent made and give back sys.path and the agent package."""
+        if not self._closed:
+            self._closed = True
+            events.emit_blocking(self.surface().pipeline, "agent.end")
         for loop in self._loops:
             if loop.is_running() or loop.is_closed():
                 continue
@@ -197,6 +232,12 @@ class Agent:
             loop.close()
         self._loops.clear()
         self._scope.close()
+        if self._local is not None:
+            self._local.close()
+
+    def start(self) -> None:
+        """Emit `agent.start` (the loader does, once the agent has loaded)."""
+        events.emit_blocking(self.surface().pipeline, "agent.start")
 
     def __enter__(self) -> Agent:
         return self

@@ -58,7 +58,10 @@ class ToolCall:
             refusal = await self.approvals.refuse(tool, request, self.approver, key=key)
             if refusal is not None:
                 return self._result("refused", error=refusal)
-            context = ToolContext(name=name, namespace=self.entry.mount, progress=self._report)
+            context: Any = ToolContext(name=name, namespace=self.entry.mount,
+                                       progress=self._report)
+            if self.entry.make_context is not None:
+                context = self.entry.make_context(context)
             value = await execute_tool(tool, self.entry, model, context, self.pool)
         except ToolCallError as exc:
             return self._result("failed", error=str(exc))

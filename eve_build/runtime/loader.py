@@ -12,9 +12,9 @@ problem is collected, and one DiagnosticsError lists them all.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -35,6 +35,9 @@ from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount
 
+if TYPE_CHECKING:
+    from eve_build.local.record import LocalSource
+
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
 
@@ -42,10 +45,16 @@ HOOK_BUDGET = 5.0
 def load_agent(
     app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
+    local: bool = True, extensions: Sequence[Path] = (),
 ) -> Agent:
-    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError)."""
+    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError).
+
+    With `local` (the default), the local extensions load too: `extensions` (`-e`),
+    then `<app_root>/.eve/extensions/` when trusted, then `$EVE_HOME/extensions/`.
+    """
     return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
-                      hook_budget=hook_budget, snapshot=snapshot)
+                      hook_budget=hook_budget, snapshot=snapshot, local=local,
+                      extensions=extensions)
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
@@ -72,8 +81,14 @@ def open_agent(
     compiled: CompiledAgent, app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
     mounts: Mapping[str, Mount] | None = None, pool: WorkerPool | None = None,
+    local: bool = False, extensions: Sequence[Path] = (),
+    local_sources: Sequence[LocalSource] | None = None,
 ) -> Agent:
-    """Load a compiled agent; `mounts` (by mount path) stand in for mount files."""
+    """Load a compiled agent; `mounts` (by mount path) stand in for mount files.
+
+    `local` loads the local extensions (from `local_sources`, by default
+    `derive_local_sources(extensions)`); a failing one is dropped, never fatal.
+    """
     root = app_root.resolve()
     trees = walk_trees(compiled.root)
     scope = ModuleScope()
@@ -95,9 +110,17 @@ def open_agent(
             found.extend(problems)
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", found)
-        agent = Agent(compiled, surfaces, states, pool, scope)
+        layer = None
+        if local or local_sources is not None:  # imported here: eve_build.local uses runtime
+            from eve_build.local.load import derive_local_sources, open_local_layer
+
+            layer = open_local_layer(root, states, pool,
+                                     derive_local_sources(extensions) if local_sources is None
+                                     else local_sources)
+        agent = Agent(compiled, surfaces, states, pool, scope, layer)
         if snapshot is not None:
             agent.load_snapshot(snapshot)
+        agent.start()
     except BaseException:
         scope.close()
         raise

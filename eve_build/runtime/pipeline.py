@@ -24,11 +24,22 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Hook
-from eve_build.sdk.hooks import ALL_EVENTS, Block, Event, Handled, Rewrite, Transform
+from eve_build.sdk.hooks import (
+    ALL_EVENTS,
+    CLASSED_EVENTS,
+    OBSERVED_EVENTS,
+    Block,
+    Event,
+    Handled,
+    Rewrite,
+    Transform,
+)
 
 Trace = list[dict[str, Any]]
 CALL_RETURNS = "None, rewrite(arguments) or block(reason)"
 MESSAGE_RETURNS = "None, transform(text) or handled(reply)"
+NAMED_ONLY = frozenset(CLASSED_EVENTS) - frozenset(OBSERVED_EVENTS)
+"""Host events a `"*"` handler does not get: subscribe to them by name."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +49,18 @@ class HookEntry:
     source: trace.HookSource
     hook: Hook
     binding: Binding
+    context: Any = None  # what handlers get as `ctx` (a local extension's); None: a ToolContext
 
     def handler(self, event: str) -> Callable[..., Any] | None:
-        """The handler for `event`: the one named for it, else the `"*"` one."""
-        return self.hook.events.get(event) or self.hook.events.get(ALL_EVENTS)
+        """The handler for `event`: the one named for it, else the `"*"` one.
+
+        `"*"` covers the events of section 6; the host events of section 7 that are
+        not among them (`agent.start`, `tool.update`...) are only seen when named.
+        """
+        named = self.hook.events.get(event)
+        if named is not None or event in NAMED_ONLY:
+            return named
+        return self.hook.events.get(ALL_EVENTS)
 
 
 @dataclass
@@ -151,7 +170,8 @@ class HookPipeline:
 
     async def _run(self, entry: HookEntry, handler: Callable[..., Any],
                    event: Event) -> HandlerRun:
-        context = ToolContext(name=entry.source.hook, namespace=entry.source.mount)
+        context = entry.context if entry.context is not None else ToolContext(
+            name=entry.source.hook, namespace=entry.source.mount)
         return await run_bound(handler, (event, context), binding=entry.binding,
                                pool=self.pool, budget=self.budget)
 

@@ -12,13 +12,12 @@ Snapshots written before formatVersion 1 may hold package-prefixed keys
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
+from eve_build.output.writer import write_file
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -75,14 +74,4 @@ def serialize_snapshot(snapshot: dict[str, Any]) -> str:
 
 def write_snapshot(path: Path, snapshot: dict[str, Any]) -> None:
     """Write atomically: a temporary sibling, then a rename over the target."""
-    text = serialize_snapshot(snapshot)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_file(path, serialize_snapshot(snapshot))

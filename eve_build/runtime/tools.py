@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ class ToolEntry:
     identity: str
     binding: Binding
     file: str
+    make_context: Callable[[ToolContext], Any] | None = None  # a richer ctx (local tools)
 
     @property
     def dynamic(self) -> bool:
@@ -74,7 +75,7 @@ def describe_errors(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: ToolContext,
+async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: Any,
                        pool: WorkerPool) -> Any:
     """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread."""
     if tool.execute is None:

@@ -41,8 +41,11 @@ class HookSource:
 
     mount: str | None
     hook: str
+    origin: str | None = None  # set for a local extension (`hook` is then its name)
 
     def describe(self) -> str:
+        if self.origin is not None:
+            return f"local extension `{self.hook}`"
         owner = f"mount `{self.mount}`" if self.mount is not None else "the agent"
         return f"hook `{self.hook}` of {owner}"
 
@@ -56,6 +59,8 @@ def derive_entry(
         "event": event, "mount": source.mount, "hook": source.hook, "outcome": outcome,
         "seconds": round(seconds, 6),
     }
+    if source.origin is not None:
+        entry["origin"] = source.origin
     entry.update({key: value for key, value in details.items() if value is not None})
     if outcome != TIMEOUT and seconds > budget / 2:
         warning = (f"{source.describe()} took {seconds:.2f} s on `{event}`, more than half "

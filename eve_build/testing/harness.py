@@ -159,7 +159,7 @@ def load_app(path: str | Path, *, hook_budget: float = HOOK_BUDGET,
     root = Path(path)
     _raise_readably(lambda: build_agent(root))
     return AgentHarness(_raise_readably(lambda: load_agent(
-        root, environ=environ, hook_budget=hook_budget)))
+        root, environ=environ, hook_budget=hook_budget, local=False)))
 
 
 def find_calling_file() -> str | None:

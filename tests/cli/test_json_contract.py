@@ -141,7 +141,8 @@ def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -
         yield {changed}
 
     monkeypatch.setattr(eve_build.dev, "run_dev",
-                        lambda session, show: real_run_dev(session, show, watch=one_change))
+                        lambda session, show, **kw: real_run_dev(session, show,
+                                                                 watch=one_change, **kw))
     result = CliRunner().invoke(cli, ["dev", "--json", "--path", str(agent_app)])
 
     assert result.exit_code == 0, result.output
@@ -152,3 +153,30 @@ def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -
     assert lines[1]["changed"] == ["agent/instructions.md"]
     assert lines[0]["contributions"]["tools"] == 1
     assert lines[0]["contributions"]["mounts"] == 1
+
+
+def test_local_and_node_commands(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("EVE_HOME", str(tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+
+    empty = run("trust", "--json", "--path", str(project))
+    validate("trust.json", empty)
+    assert empty["status"] == "empty"
+
+    created = run("extension", "new-local", "jot", "--json", "--path", str(project))
+    validate("extension-new-local.json", created)
+    trusted = run("trust", "--yes", "--json", "--path", str(project))
+    validate("trust.json", trusted)
+    assert (trusted["status"], trusted["files"]) == ("trusted", ["jot.py"])
+    validate("trust.json", run("trust", "--revoke", "--json", "--path", str(project)))
+
+    listed = run("ext", "list", "--json")
+    validate("ext-list.json", listed)
+    assert listed["nodes"] == []
+    for args, schema in ((["ext", "add", str(project), "--yes"], "ext-add.json"),
+                         (["ext", "start", "ghost"], "ext-start.json"),
+                         (["ext", "remove", "ghost"], "ext-remove.json")):
+        failed = run(*args, "--json", code=1)
+        validate(schema, failed)
+        assert failed["status"] == "failed"

@@ -1,0 +1,107 @@
+"""The local extensions of a running agent: loaded over the root surface, reloadable.
+
+`LocalLayer.apply(base)` returns the root surface with the local tools added and the
+local hooks and observers after the agent's and the mounts' (sorted by extension
+name). `reload()` closes the sources and loads them again (trust checked again).
+Commands run here too, so `eve command`, `eve message` and MCP prompts share one path.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eve_build.errors import EveBuildError
+from eve_build.local.host import CommandInfo, Guideline, LocalHost
+from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
+from eve_build.runtime.handlers import run_bound
+from eve_build.runtime.pipeline import HookPipeline
+from eve_build.runtime.surface import Surface
+
+
+class CommandNotFoundError(EveBuildError, KeyError):
+    """No loaded local extension has a command of that name."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class CommandReply:
+    """What a command came to: its reply text (`ok`), or the error reply."""
+
+    command: str
+    extension: str
+    ok: bool
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "extension": self.extension,
+                "status": "ok" if self.ok else "error", "text": self.text}
+
+
+class LocalLayer:
+    def __init__(self, sources: Sequence[LocalSource], request: LoadRequest) -> None:
+        self.host = LocalHost(sources)
+        self.request = request
+        self._base: Surface | None = None
+
+    @property
+    def records(self) -> list[LocalExtension]:
+        return self.host.records
+
+    def apply(self, base: Surface) -> Surface:
+        """Load the sources against `base` (the root surface) and return the combined one."""
+        self._base = base
+        taken = {name: _owner(entry.mount) for name, entry in base.tools.items()}
+        self.host.load(self.request, taken)
+        tools = {**self.host.tool_entries(), **base.tools}
+        hooks = [*base.pipeline.hooks, *self.host.hook_entries()]
+        pipeline = HookPipeline(hooks, base.pipeline.budget, base.pipeline.pool)
+        return Surface(base.path, tools, pipeline)
+
+    def reload(self) -> Surface:
+        assert self._base is not None
+        self.host.close()
+        return self.apply(self._base)
+
+    def commands(self) -> list[CommandInfo]:
+        return self.host.commands()
+
+    def guidelines(self) -> list[Guideline]:
+        return self.host.guidelines()
+
+    async def arun_command(self, name: str, args: str) -> CommandReply:
+        """Run `/name args`: the reply text, or an error reply when it raised or gave no str."""
+        found = self.host.find_command(name)
+        if found is None:
+            known = [c.name for c in self.commands()]
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = (f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
+                    f"commands: {', '.join(f'`{c}`' for c in known)}" if known else
+                    "no local extension defines a command")
+            raise CommandNotFoundError(f"there is no command `{name}`", hint)
+        record, command = found
+        assert command.run is not None and record.binding is not None
+        done = await run_bound(command.run, (args, record.context), binding=record.binding,
+                               pool=self.request.pool)
+        if done.ending == "raised":
+            error = done.error
+            return CommandReply(name, record.name, False,
+                                f"{type(error).__name__}: {error}" if str(error)
+                                else type(error).__name__)
+        if not isinstance(done.value, str):
+            return CommandReply(name, record.name, False,
+                                f"the command `{name}` of local extension `{record.name}` "
+                                f"returned {type(done.value).__name__}; a command returns the "
+                                "reply as a str")
+        return CommandReply(name, record.name, True, done.value)
+
+    def close(self) -> None:
+        self.host.close()
+
+
+def _owner(mount: str | None) -> str:
+    return f"mount `{mount}`" if mount is not None else "the agent"

@@ -1,0 +1,149 @@
+"""Check what `setup(ctx)` returned and keep the parts that are fine.
+
+A bad part (a tool that is no `define_tool()`, a hook for an unknown event, a
+command without `run`...) is left out with a warning that names the extension's
+file; the rest of the extension still loads. Hook and event names are checked
+against the table in `eve_build.sdk.hooks`, with a did-you-mean.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from eve_build.diagnostics import Diagnostic, warning
+from eve_build.load.checks import Where, check_tool
+from eve_build.local.record import LocalExtension
+from eve_build.sdk.definitions import Tool, derive_kind
+from eve_build.sdk.hooks import (
+    ALL_EVENTS,
+    CLASSED_EVENTS,
+    EVENT_CLASSES,
+    INTERCEPTING_EVENTS,
+    KNOWN_EVENTS,
+    OBSERVED_EVENTS,
+)
+from eve_build.sdk.local import Command, Spec
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""Local tool and command names: what providers accept as a tool name."""
+OBSERVABLE = tuple(dict.fromkeys((*CLASSED_EVENTS, *OBSERVED_EVENTS)))
+
+
+def derive_contributions(record: LocalExtension, spec: Spec) -> None:
+    """Fill the record's tools, commands, guidelines, hooks and events from `spec`."""
+    record.tools = _named(record, "tools", spec.tools, _tool_problem)
+    record.commands = _named(record, "commands", spec.commands, _command_problem)
+    record.guidelines = _guidelines(record, spec.guidelines)
+    record.hooks = _handlers(record, "hooks", spec.hooks, INTERCEPTING_EVENTS,
+                             "an intercepting event", OBSERVABLE)
+    events = _handlers(record, "events", spec.events, (*OBSERVABLE, *EVENT_CLASSES, ALL_EVENTS),
+                       "an observed event or class", INTERCEPTING_EVENTS)
+    record.events = expand_events(events)
+
+
+def expand_events(events: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """Event classes and `*` become the event names they stand for (a name wins)."""
+    expanded: dict[str, Callable[..., Any]] = {}
+    if ALL_EVENTS in events:
+        expanded.update(dict.fromkeys(OBSERVABLE, events[ALL_EVENTS]))
+    for key, handler in events.items():
+        if key in EVENT_CLASSES:
+            expanded.update(dict.fromkeys(EVENT_CLASSES[key], handler))
+    expanded.update({k: h for k, h in events.items() if k in OBSERVABLE})
+    return expanded
+
+
+def _warn(record: LocalExtension, code: str, message: str, hint: str) -> None:
+    record.diagnostics.append(warning(code, record.path, f"`{record.name}`: {message}", hint))
+
+
+def _named(record: LocalExtension, field: str, values: object,
+           problem: Callable[[str, object, LocalExtension], Diagnostic | None]) -> dict[str, Any]:
+    if not isinstance(values, Mapping):
+        _warn(record, "local/spec-invalid", f"`{field}` is a {type(values).__name__}, not a dict",
+              f"pass `{field}={{name: ...}}` to Spec")
+        return {}
+    kept: dict[str, Any] = {}
+    for name, value in values.items():
+        if not isinstance(name, str) or not NAME_PATTERN.match(name):
+            _warn(record, "local/name-invalid", f"the name {name!r} in `{field}` is not valid",
+                  "use 1 to 64 letters, digits, `_` and `-`")
+            continue
+        diagnostic = problem(name, value, record)
+        if diagnostic is not None:
+            record.diagnostics.append(diagnostic)
+            continue
+        kept[name] = value
+    return kept
+
+
+def _tool_problem(name: str, value: object, record: LocalExtension) -> Diagnostic | None:
+    where = Where(record.path, None)
+    if not isinstance(value, Tool):
+        return warning("local/tool-invalid", record.path,
+                       f"`{record.name}`: the tool `{name}` is {derive_kind(value)}, not a "
+                       "define_tool() definition; it is left out",
+                       "pass `tools={name: define_tool(description=..., input=..., "
+                       "execute=...)}`")
+    _, problems = check_tool(value, where)
+    if not problems:
+        return None
+    first = problems[0]
+    return warning("local/tool-invalid", record.path,
+                   f"`{record.name}`: the tool `{name}` is left out: {first.message}", first.hint)
+
+
+def _command_problem(name: str, value: object, record: LocalExtension) -> Diagnostic | None:
+    if isinstance(value, Command) and callable(value.run):
+        return None
+    what = "has no callable `run`" if isinstance(value, Command) else (
+        f"is {derive_kind(value)}, not a define_command() definition")
+    return warning("local/command-invalid", record.path,
+                   f"`{record.name}`: the command `{name}` {what}; it is left out",
+                   "pass `commands={name: define_command(description=..., run=fn)}` where "
+                   "`def fn(args: str, ctx) -> str`")
+
+
+def _guidelines(record: LocalExtension, values: object) -> list[str]:
+    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+        _warn(record, "local/spec-invalid",
+              f"`guidelines` is a {type(values).__name__}, not a list of strings",
+              'pass `guidelines=["one line", ...]`')
+        return []
+    kept = [v.strip() for v in values if isinstance(v, str) and v.strip()]
+    if len(kept) != len(values):
+        _warn(record, "local/spec-invalid", "`guidelines` holds items that are not text; "
+              "they are left out", 'pass `guidelines=["one line", ...]`')
+    return kept
+
+
+def _handlers(record: LocalExtension, field: str, values: object, allowed: tuple[str, ...],
+              what: str, elsewhere: tuple[str, ...]) -> dict[str, Callable[..., Any]]:
+    if not isinstance(values, Mapping):
+        _warn(record, "local/spec-invalid", f"`{field}` is a {type(values).__name__}, not a dict",
+              f"pass `{field}={{event: handler}}` to Spec")
+        return {}
+    kept: dict[str, Callable[..., Any]] = {}
+    for key, handler in values.items():
+        name = key if isinstance(key, str) else repr(key)
+        if name not in allowed:
+            other = "events" if field == "hooks" else "hooks"
+            hint = (f"`{name}` belongs in `{other}`" if name in elsewhere
+                    else _did_you_mean(name, allowed) + f" `{field}` takes {what}")
+            _warn(record, "local/event-unknown", f"`{field}` names `{name}`, which is not "
+                  f"{what}; its handler is left out", hint)
+        elif not callable(handler):
+            _warn(record, "local/spec-invalid", f"the handler for `{name}` is not callable",
+                  "pass a function `handler(event, ctx)`")
+        else:
+            kept[name] = handler
+    return kept
+
+
+def _did_you_mean(name: str, allowed: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(name, [*allowed, *KNOWN_EVENTS], n=1)
+    return f"did you mean `{close[0]}`?" if close else "known events: " + ", ".join(allowed) + "."
+
