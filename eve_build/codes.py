@@ -115,6 +115,13 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
+    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
+        "pip install 'eve-build[serve]'.",
+    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
+    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
+    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",

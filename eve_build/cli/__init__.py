@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, ext, extension, local, runtime, trust
+from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
 from eve_build.cli.output import configure
 
@@ -27,6 +27,7 @@ app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
 

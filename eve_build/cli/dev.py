@@ -1,8 +1,13 @@
-"""`eve dev`: build, watch, rebuild; `--json` prints one JSON line per generation."""
+"""`eve dev`: build, watch, rebuild, and serve each good generation.
+
+`--json` prints one JSON line per event: each generation (`ready` / `failed`), each
+reload of local extensions (`reloaded`) and, when serving, the address (`serving`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -18,6 +23,10 @@ from eve_build.cli.output import (
     run_core,
 )
 
+if TYPE_CHECKING:
+    from eve_build.dev import DevSession, Generation, LocalRound
+    from eve_build.diagnostics import Diagnostic
+
 
 def register(app: typer.Typer) -> None:
     app.command("dev")(dev)
@@ -27,58 +36,115 @@ def dev(
     agent: str | None = AGENT_OPTION,
     path: Path = path_option("The app (or workspace) root."),
     extension: ExtensionPaths = None,
+    serve: bool = typer.Option(True, "--serve/--no-serve",
+                               help="Serve each good generation (channels, schedules)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
+    port: int = typer.Option(8000, "--port", help="The port to listen on (0: a free one)."),
+    channel_timeout: float = typer.Option(30.0, "--channel-timeout", min=0.001,
+                                          help="Seconds a channel handler may take."),
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
-    from eve_build.dev import DevSession, Generation, LocalRound, run_dev
+    from eve_build.dev import DevSession, run_dev
 
     session = DevSession(path, agent, extensions=tuple(extension or ()))
 
-    def show(generation: Generation) -> None:
+    def on_local(round_: LocalRound) -> None:
+        show_local(round_, json_output=json_output)
+
+    if not serve:
+        note("watching for changes (Ctrl-C to stop)")
+        try:
+            run_core(lambda: run_dev(
+                session, lambda g: show(session, g, [], serving=False, json_output=json_output),
+                on_local=on_local), json_output=json_output)
+        except KeyboardInterrupt:
+            note("stopped")
+            raise typer.Exit(130) from None
+        return
+    _serve(session, host, port, channel_timeout, json_output=json_output)
+
+
+def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
+           json_output: bool) -> None:
+    from eve_build.cli.serve import configure_logging
+    from eve_build.serve.dev import dev_lifespan
+    from eve_build.serve.server import Served
+
+    configure_logging()
+
+    def ready(url: str) -> None:
         if json_output:
-            emit_json_line(envelope(
-                "ready" if generation.ok else "failed", generation.diagnostics,
-                generation=generation.number, changed=list(generation.changed),
-                rebuilt=list(generation.rebuilt), contributions=generation.contributions,
-                kept=None if generation.ok or session.last_good is None
-                else session.last_good.number))
-            return
-        changed = f" after {', '.join(generation.changed)}" if generation.changed else ""
-        render_diagnostics(generation.diagnostics)
-        if generation.ok:
-            rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
-            counts = ", ".join(f"{n} {_noun(kind, n)}"
-                               for kind, n in generation.contributions.items() if n)
-            echo(f"generation {generation.number} ready{changed}{rebuilt}"
-                 + (f" ({counts})" if counts else ""))
+            emit_json_line(envelope("serving", url=url))
         else:
-            kept = session.last_good
-            keeping = (f"; keeping generation {kept.number}" if kept
-                       else "; no good generation yet")
-            echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
+            echo(f"serving on {url}; watching for changes (Ctrl-C to stop)")
 
-    def show_local(round_: LocalRound) -> None:
-        from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
+    def run() -> Served:
+        from eve_build.serve.extra import require_serve_extra
 
-        found = Diagnostics()
-        found.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"],
-                                message=d["message"], hint=d["hint"],
-                                severity=Severity(d["severity"]))
-                     for row in round_.rows for d in row["diagnostics"])
-        if json_output:
-            emit_json_line(envelope("reloaded", found.items, round=round_.number,
-                                    changed=list(round_.changed), extensions=list(round_.rows)))
-            return
-        render_diagnostics(found)
-        states = ", ".join(f"{row['name']} {row['status']}" for row in round_.rows) or "none"
-        echo(f"local extensions reloaded after {', '.join(round_.changed)}: {states}")
+        require_serve_extra()
+        from eve_build.serve.generation import Host
+        from eve_build.serve.server import run_server
 
-    note("watching for changes (Ctrl-C to stop)")
-    try:
-        run_core(lambda: run_dev(session, show, on_local=show_local), json_output=json_output)
-    except KeyboardInterrupt:
-        note("stopped")
-        raise typer.Exit(130) from None
+        generations = Host(None)
+        lifespan = dev_lifespan(
+            session, generations, channel_timeout=channel_timeout,
+            on_round=lambda g, problems: show(session, g, problems, json_output=json_output),
+            on_local=lambda round_: show_local(round_, json_output=json_output))
+        return run_server(session.app_root, host=host, port=port,
+                          channel_timeout=channel_timeout, generations=generations,
+                          lifespans=[lifespan], on_ready=ready)
+
+    served = run_core(run, json_output=json_output)
+    note(f"stopped{f' on {served.signal}' if served.signal else ''}")
+
+
+def show(session: DevSession, generation: Generation, problems: list[Diagnostic], *,
+         serving: bool = True, json_output: bool = False) -> None:
+    kept = session.last_good
+    if json_output:
+        loads = generation.ok and not problems
+        emit_json_line(envelope(
+            "ready" if loads else "failed", [*generation.diagnostics, *problems],
+            generation=generation.number, changed=list(generation.changed),
+            rebuilt=list(generation.rebuilt), contributions=generation.contributions,
+            kept=None if loads or kept is None else kept.number,
+            error=None if loads else {"message": f"generation {generation.number} failed",
+                                      "hint": ""}))
+        return
+    changed = f" after {', '.join(generation.changed)}" if generation.changed else ""
+    render_diagnostics(generation.diagnostics)
+    if generation.ok and problems:
+        render_diagnostics(problems)
+        echo_err(f"error: generation {generation.number} was built but does not load; "
+                 "the server keeps the previous one")
+    elif generation.ok:
+        rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
+        served = "; serving it" if serving else ""
+        counts = ", ".join(f"{n} {_noun(kind, n)}"
+                           for kind, n in generation.contributions.items() if n)
+        echo(f"generation {generation.number} ready{changed}{rebuilt}{served}"
+             + (f" ({counts})" if counts else ""))
+    else:
+        keeping = f"; keeping generation {kept.number}" if kept else "; no good generation yet"
+        echo_err(f"error: generation {generation.number} failed{changed}{keeping}")
+
+
+def show_local(round_: LocalRound, *, json_output: bool = False) -> None:
+    from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
+
+    found = Diagnostics()
+    found.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"],
+                            message=d["message"], hint=d["hint"],
+                            severity=Severity(d["severity"]))
+                 for row in round_.rows for d in row["diagnostics"])
+    if json_output:
+        emit_json_line(envelope("reloaded", found.items, round=round_.number,
+                                changed=list(round_.changed), extensions=list(round_.rows)))
+        return
+    render_diagnostics(found)
+    states = ", ".join(f"{row['name']} {row['status']}" for row in round_.rows) or "none"
+    echo(f"local extensions reloaded after {', '.join(round_.changed)}: {states}")
 
 
 def _noun(kind: str, count: int) -> str:

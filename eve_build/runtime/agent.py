@@ -25,7 +25,7 @@ from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
-from eve_build.runtime.surface import Surface
+from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.hooks import Event
@@ -63,6 +63,10 @@ class EventOutcome:
 
 class Agent(LocalMethods):
     """A compiled agent, loaded: mounts bound, definitions imported, state in memory."""
+
+    resolver: Resolver | None = None
+    """How the loader bound definitions to mounts; the serve host binds channels and
+    schedules with it (set by `open_agent`)."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
                  states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,

@@ -17,7 +17,8 @@ from tests.runtime.apps import make_app, mount_file
 def test_ctrl_c_stops_dev_quietly(tmp_path: Path) -> None:
     root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo")})
     env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
-    with subprocess.Popen([sys.executable, "-m", "eve_build", "dev", "--path", str(root)],
+    with subprocess.Popen([sys.executable, "-m", "eve_build", "dev", "--no-serve", "--path",
+                           str(root)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=env) as process:
         try:

@@ -143,7 +143,7 @@ def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -
     monkeypatch.setattr(eve_build.dev, "run_dev",
                         lambda session, show, **kw: real_run_dev(session, show,
                                                                  watch=one_change, **kw))
-    result = CliRunner().invoke(cli, ["dev", "--json", "--path", str(agent_app)])
+    result = CliRunner().invoke(cli, ["dev", "--no-serve", "--json", "--path", str(agent_app)])
 
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
