@@ -18,8 +18,8 @@ from tests.conftest import FIXTURES, copy_fixture_tree
 
 
 def _app(tmp_path: Path) -> Path:
-    root = tmp_path / "one-mount"
-    copy_fixture_tree(FIXTURES / "apps" / "one-mount", root)
+    root = tmp_path / "directory-mount"  # mounts both extensions
+    copy_fixture_tree(FIXTURES / "apps" / "directory-mount", root)
     for name in ("acme-crm", "gizmo"):
         copy_fixture_tree(FIXTURES / "extensions" / name, root / "packages" / name)
     return root
@@ -156,3 +156,17 @@ def test_watchfiles_default_filter_drops_editor_and_cache_files() -> None:
         assert not is_source_change(Path(ignored)), ignored
     assert is_source_change(Path("agent/tools/search.py"))
     assert is_source_change(Path("agent/instructions.md"))
+
+
+def test_a_round_after_an_upgrade_rebuilds_and_says_what_changed(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    session = DevSession(root)
+    assert session.build().upgrades == ()
+    pyproject = root / "packages" / "gizmo" / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "1.0.0"', 'version = "1.1.0"'))
+
+    generation = session.build({pyproject})
+
+    assert generation.ok
+    assert generation.rebuilt == ("gizmo",)
+    assert generation.upgrades == ("gizmo 1.0.0 -> 1.1.0: no change to its surface",)

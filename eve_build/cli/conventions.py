@@ -31,6 +31,12 @@ AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agen
                             "`agents/NAME/` to use.")
 
 
+NO_JSON: dict[tuple[str, ...], str] = {
+    ("mcp",): "stdout carries the MCP protocol (JSON-RPC) itself",
+}
+"""Commands without `--json`, and why: the conventions test exempts exactly these."""
+
+
 def path_option(help: str) -> Any:
     """`--path DIR`: an existing folder, checked before the command runs (exit 2)."""
     return typer.Option(Path(), "--path", help=help, exists=True, file_okay=False,

@@ -121,6 +121,8 @@ def show(session: DevSession, generation: Generation, problems: list[Diagnostic]
     elif generation.ok:
         rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
         served = "; serving it" if serving else ""
+        for upgrade in generation.upgrades:
+            echo(f"  changed: {upgrade}")
         counts = ", ".join(f"{n} {_noun(kind, n)}"
                            for kind, n in generation.contributions.items() if n)
         echo(f"generation {generation.number} ready{changed}{rebuilt}{served}"
