@@ -128,8 +128,8 @@ CODES: dict[str, str] = {
     "local/tool-invalid": "A local tool is not a valid define_tool() definition; it is left out.",
     "local/command-invalid": "A local command is not a define_command() with a callable `run`.",
     "local/event-unknown": "A local hook or observer names an event it cannot handle.",
-    "local/name-taken": "A local tool or command name is already taken; the later one is left "
-        "out.",
+    "local/name-taken": "A local tool or command name is already taken (the later one is left "
+        "out), or `new-local` found an extension of that name.",
     "local/project-untrusted": "The project's `.eve/extensions/` is not approved, or changed "
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
@@ -141,6 +141,20 @@ CODES: dict[str, str] = {
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
+    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
+    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
+    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
+    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/extension-missing": "A node's project has no `extension.py`.",
+    "node/install-failed": "Creating a node's venv or installing its project failed.",
+    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
+    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
+    "node/stale": "A node's socket or pid file outlived its process; they were removed.",
+    "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
+    "node/dropped": "A node died, hung or sent garbage while the host used it.",
     # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
     "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
     "connection/env-missing": "A connection's URL or header needs an environment variable that "

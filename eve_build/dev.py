@@ -87,7 +87,8 @@ class DevSession:
         return sorted(set(paths))
 
     def local_paths(self) -> list[Path]:
-        """The local extension folders that exist: the project's and the global one."""
+        """The local extension folders that exist: the project's, the global one, and the
+        folder of running nodes' sockets."""
         from eve_build.local.discovery import (
             GLOBAL_FOLDER,
             locate_eve_home,
@@ -96,6 +97,7 @@ class DevSession:
 
         folders = [locate_project_folder(self.app_root.resolve()),
                    locate_eve_home() / GLOBAL_FOLDER,
+                   locate_eve_home() / "run",  # a node starting or stopping (section 8)
                    *(p.resolve() if p.is_dir() else p.resolve().parent for p in self.extensions)]
         return sorted({f.resolve() for f in folders if f.is_dir()})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, extension, local, runtime, serve, trust
+from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
@@ -20,6 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
+app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)

@@ -121,6 +121,9 @@ class LocalToolContext:
         self._tool.report_progress(text)
 
     def __getattr__(self, attribute: str) -> Any:
+        """The extension's ctx first (`name`, `entries`...), then the tool's (`namespace`)."""
         if attribute.startswith("__"):
             raise AttributeError(attribute)
-        return getattr(self._local, attribute)
+        if hasattr(self._local, attribute):
+            return getattr(self._local, attribute)
+        return getattr(self._tool, attribute)

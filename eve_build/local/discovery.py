@@ -3,7 +3,8 @@
     $EVE_HOME/extensions/notes.py              # a script: name `notes`
     <project>/.eve/extensions/notes/extension.py   # a folder: name `notes`, siblings kept
 
-Each folder is walked in sorted order. Dotfiles, `__pycache__` and names starting
+Each folder is read through the `SourceTree` seam (eve_build.source.tree), in sorted
+order, so tests can walk a `MemoryTree`. Dotfiles, `__pycache__` and names starting
 with `_` (private helpers) are skipped; other non-`.py` files are not extensions.
 A bad name or a folder without `extension.py` is a diagnostic naming the path.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import find_segment_problems, suggest_segment
+from eve_build.source.tree import DiskTree, SourceTree
 
 ENTRY_MODULE = "extension.py"
 PROJECT_FOLDER = Path(".eve") / "extensions"
@@ -47,20 +49,27 @@ def locate_project_folder(project_root: Path) -> Path:
     return project_root / PROJECT_FOLDER
 
 
-def discover_folder(folder: Path, origin: str, shown_base: str) -> list[Candidate]:
-    """The extensions of one folder, sorted by name (none when it does not exist)."""
-    if not folder.is_dir():
+def discover_folder(folder: Path, origin: str, shown_base: str,
+                    tree: SourceTree | None = None) -> list[Candidate]:
+    """The extensions of one folder, sorted by name (none when it does not exist).
+
+    `tree` reads the folder (default: the disk); the candidates' paths are under `folder`.
+    """
+    tree = tree or DiskTree(folder, folder)
+    if not tree.is_dir(""):
         return []
     found: list[Candidate] = []
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        name = path.name
+    for entry in tree.entries(""):
+        name, path = entry.name, folder / entry.name
         if name.startswith((".", "_")):
             continue
         shown = f"{shown_base}/{name}"
-        if path.is_dir():
-            found.append(_folder_candidate(path, origin, shown))
-        elif path.suffix == ".py":
-            found.append(_named(path.stem, origin, path, path.parent, shown, package=False))
+        if entry.kind == "dir":
+            found.append(_folder_candidate(path, origin, shown,
+                                           tree.is_file(f"{name}/{ENTRY_MODULE}")))
+        elif name.endswith(".py"):
+            found.append(_named(name.removesuffix(".py"), origin, path, folder, shown,
+                                package=False))
     return found
 
 
@@ -71,7 +80,8 @@ def discover_explicit(paths: Sequence[Path], cwd: Path) -> list[Candidate]:
         path = given if given.is_absolute() else cwd / given
         shown = str(given)
         if path.is_dir():
-            found.append(_folder_candidate(path, "explicit", shown))
+            found.append(_folder_candidate(path, "explicit", shown,
+                                           (path / ENTRY_MODULE).is_file()))
         elif path.is_file() and path.suffix == ".py":
             name = path.parent.name if path.name == ENTRY_MODULE else path.stem
             found.append(_named(name, "explicit", path, path.parent, shown,
@@ -85,9 +95,9 @@ def discover_explicit(paths: Sequence[Path], cwd: Path) -> list[Candidate]:
     return sorted(found, key=lambda c: c.name)
 
 
-def _folder_candidate(path: Path, origin: str, shown: str) -> Candidate:
+def _folder_candidate(path: Path, origin: str, shown: str, has_entry: bool) -> Candidate:
     entry = path / ENTRY_MODULE
-    if entry.is_file():
+    if has_entry:
         return _named(path.name, origin, entry, path, f"{shown}/{ENTRY_MODULE}", package=True)
     problem = error("local/extension-module-missing", shown,
                     f"the folder `{shown}` has no `{ENTRY_MODULE}`",

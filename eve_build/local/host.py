@@ -61,7 +61,7 @@ class LocalHost:
                 record.spec = None
                 continue
             if record.status != "untrusted":
-                seen[record.name] = record
+                seen.setdefault(record.name, record)
             if not record.loaded or record.spec is None:
                 continue
             if record.binding is None:

@@ -22,8 +22,10 @@ LOCAL_BUDGET = 5.0
 
 
 def derive_local_sources(explicit: Sequence[Path] = ()) -> list[LocalSource]:
-    """The sources in load order: scripts (`-e`, project, global)."""
-    return [ScriptSource(tuple(explicit))]
+    """The sources in load order: scripts (`-e`, project, global), then running nodes."""
+    from eve_build.node.source import NodeSource  # the node package imports this one
+
+    return [ScriptSource(tuple(explicit)), NodeSource()]
 
 
 def open_local_layer(project_root: Path, states: MutableMapping[str, Any], pool: WorkerPool,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from eve_build.diagnostics import Diagnostic
+from eve_build.local.context import LocalSession
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Tool
@@ -66,7 +67,7 @@ class LoadRequest:
     project_root: Path
     eve_home: Path
     states: MutableMapping[str, Any]
-    session: Any  # eve_build.local.context.LocalSession (notices, messages, entries)
+    session: LocalSession  # notices, queued messages and entries, shared across reloads
     pool: WorkerPool
     budget: float = 5.0
 

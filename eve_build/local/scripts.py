@@ -69,14 +69,18 @@ class ScriptSource:
             glob = discover_folder(home, "global", str(home))
         else:
             glob = []
-        records = [self._open(c, request) for c in candidates]
-        for candidate in project:
-            if untrusted:
+        records: list[LocalExtension] = []
+        taken: set[str] = set()  # a shadowed extension is never imported: no side effects
+        for candidate in [*candidates, *project, *glob]:
+            if candidate.origin == "project" and untrusted:
                 records.append(LocalExtension(candidate.name, "project", candidate.shown,
                                               "untrusted", diagnostics=list(untrusted)))
+            elif candidate.name in taken:
+                records.append(LocalExtension(candidate.name, candidate.origin, candidate.shown,
+                                              "shadowed"))
             else:
+                taken.add(candidate.name)
                 records.append(self._open(candidate, request))
-        records.extend(self._open(c, request) for c in glob)
         return records
 
     def close(self) -> None:

@@ -25,7 +25,7 @@ from eve_build.sdk.hooks import (
     KNOWN_EVENTS,
     OBSERVED_EVENTS,
 )
-from eve_build.sdk.local import SPEC_FIELDS, Command, Spec
+from eve_build.sdk.local import Command, Spec
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """Local tool and command names: what providers accept as a tool name."""
@@ -147,5 +147,3 @@ def _did_you_mean(name: str, allowed: tuple[str, ...]) -> str:
     close = difflib.get_close_matches(name, [*allowed, *KNOWN_EVENTS], n=1)
     return f"did you mean `{close[0]}`?" if close else "known events: " + ", ".join(allowed) + "."
 
-
-__all__ = ["SPEC_FIELDS", "derive_contributions", "expand_events"]

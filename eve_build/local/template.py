@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from eve_build.diagnostics import error
-from eve_build.errors import DiagnosticsError, UsageError
+from eve_build.errors import DiagnosticsError, EveBuildError, UsageError
 from eve_build.local.discovery import GLOBAL_FOLDER, locate_eve_home, locate_project_folder
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.output.writer import write_file
@@ -44,5 +44,9 @@ def write_local_template(name: str, project_root: Path, *, global_: bool = False
     text = jinja2.Template(
         (locate_templates("local") / TEMPLATE).read_text(encoding="utf-8"),
         keep_trailing_newline=True, undefined=jinja2.StrictUndefined).render(name=name)
-    write_file(target, text)
+    try:
+        write_file(target, text)
+    except OSError as exc:
+        raise EveBuildError(f"cannot write `{target}`: {exc.strerror or exc}",
+                            "check that the folder can be written") from None
     return NewLocal(target, "global" if global_ else "project")

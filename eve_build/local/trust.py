@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.errors import DiagnosticsError
+from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.local.discovery import PROJECT_FOLDER, locate_project_folder
 from eve_build.output.writer import write_file
+from eve_build.source.tree import DiskTree, SourceTree, join
 
 TRUST_FILE = "trust.json"
 TRUST_FORMAT_VERSION = 1
 SKIPPED = frozenset({"__pycache__"})
+MAX_DEPTH = 16  # a folder link that loops stops here
 TrustState = Literal["trusted", "untrusted", "changed", "empty"]
 
 
@@ -43,27 +45,31 @@ class TrustCheck:
         return self.state == "trusted"
 
 
-def derive_content_hash(folder: Path) -> tuple[str, tuple[str, ...]]:
-    """`sha256:...` over each file's relative name and bytes, and the sorted names."""
-    files = tuple(sorted(_files(folder)))
+def derive_content_hash(tree: SourceTree) -> tuple[str, tuple[str, ...]]:
+    """`sha256:...` over each file's relative name, length and bytes, and the names.
+
+    A link is hashed by what it points to (its text when that cannot be read).
+    """
+    files = tuple(sorted(_files(tree, ""))) if tree.is_dir("") else ()
     digest = hashlib.sha256()
     for relative in files:
-        data = (folder / relative).read_bytes()
+        try:
+            data = tree.read_bytes(relative)
+        except OSError:
+            data = b"link-unreadable"
         digest.update(f"{relative}\0{len(data)}\0".encode())
         digest.update(data)
     return f"sha256:{digest.hexdigest()}", files
 
 
-def _files(folder: Path, prefix: str = "") -> list[str]:
+def _files(tree: SourceTree, directory: str, depth: int = 0) -> list[str]:
     found: list[str] = []
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        relative = f"{prefix}{path.name}"
-        if path.is_dir():
-            if path.name not in SKIPPED:
-                found.extend(_files(path, f"{relative}/"))
-        elif path.is_file() and not path.name.endswith(".pyc"):
+    for entry in tree.entries(directory):
+        relative = join(directory, entry.name)
+        if entry.kind == "dir":  # followed even when linked from elsewhere: it is code too
+            if entry.name not in SKIPPED and depth < MAX_DEPTH:
+                found.extend(_files(tree, relative, depth + 1))
+        elif entry.kind == "file" and not entry.name.endswith(".pyc"):
             found.append(relative)
     return found
 
@@ -75,7 +81,9 @@ def read_trust(eve_home: Path) -> tuple[dict[str, Any], list[Diagnostic]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}, []
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        return {}, [_corrupt(path, f"it cannot be read: {exc.strerror or exc}")]
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return {}, [_corrupt(path, f"it cannot be read as JSON: {exc}")]
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict) or data.get("formatVersion") != TRUST_FORMAT_VERSION:
@@ -84,14 +92,20 @@ def read_trust(eve_home: Path) -> tuple[dict[str, Any], list[Diagnostic]]:
 
 
 def write_trust(eve_home: Path, projects: dict[str, Any]) -> None:
+    """Write the trust file atomically (raises EveBuildError when it cannot be written)."""
     data = {"formatVersion": TRUST_FORMAT_VERSION, "projects": dict(sorted(projects.items()))}
-    write_file(eve_home / TRUST_FILE, json.dumps(data, indent=2) + "\n")
+    path = eve_home / TRUST_FILE
+    try:
+        write_file(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise EveBuildError(f"cannot write `{path}`: {exc.strerror or exc}",
+                            "check that EVE_HOME points to a folder you can write") from None
 
 
 def check_trust(project_root: Path, eve_home: Path) -> TrustCheck:
     """Is the project's extension folder approved, as it is now?"""
     folder = locate_project_folder(project_root).resolve()
-    digest, files = derive_content_hash(folder)
+    digest, files = derive_content_hash(DiskTree(folder, folder))
     if not files:
         return TrustCheck(folder, "empty", digest, files)
     projects, problems = read_trust(eve_home)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,6 +21,7 @@ from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
@@ -33,9 +34,7 @@ from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
 
 if TYPE_CHECKING:
-    from eve_build.local.host import CommandInfo, Guideline
-    from eve_build.local.layer import CommandReply, LocalLayer
-    from eve_build.local.record import LocalExtension
+    from eve_build.local.layer import LocalLayer
 
 T = TypeVar("T")
 
@@ -64,7 +63,7 @@ class EventOutcome:
     trace: tuple[dict[str, Any], ...]
 
 
-class Agent:
+class Agent(LocalMethods):
     """A compiled agent, loaded: mounts bound, definitions imported, state in memory."""
 
     resolver: Resolver | None = None
@@ -130,8 +129,9 @@ class Agent:
         def progress(text: str) -> None:  # on a worker thread for sync tools
             if on_progress is not None:
                 on_progress(text)
-            loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
-                events.emit(pipeline, "tool.update", tool=name, text=text))))
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now
+                loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
+                    events.emit(pipeline, "tool.update", tool=name, text=text))))
 
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
         with self._counted():
@@ -181,58 +181,6 @@ class Agent:
 
     def fire(self, name: str, *, subagent: str | None = None, **fields: Any) -> EventOutcome:
         return self._run(self.afire(name, subagent=subagent, **fields))
-
-    @property
-    def local_extensions(self) -> list[LocalExtension]:
-        """The records of the local extensions (empty when loaded without them)."""
-        return [] if self._local is None else list(self._local.records)
-
-    @property
-    def local(self) -> LocalLayer | None:
-        return self._local
-
-    def commands(self) -> list[CommandInfo]:
-        """The local extensions' commands, sorted by name."""
-        return [] if self._local is None else self._local.commands()
-
-    def guidelines(self) -> list[Guideline]:
-        """The local extensions' guidelines, in load order (`eve prompt` shows them)."""
-        return [] if self._local is None else self._local.guidelines()
-
-    async def arun_command(self, name: str, args: str = "") -> CommandReply:
-        """Run a local command; raises CommandNotFoundError for an unknown name."""
-        from eve_build.local.layer import CommandNotFoundError
-
-        if self._local is None:
-            raise CommandNotFoundError(f"there is no command `{name}`",
-                                       "the agent was loaded without local extensions")
-        with self._counted():
-            return await self._local.arun_command(name, args)
-
-    def run_command(self, name: str, args: str = "") -> CommandReply:
-        return self._run(self.arun_command(name, args))
-
-    def reload_extensions(self) -> list[LocalExtension]:
-        """Load the local extensions again (trust checked again); refused during a call."""
-        with self._running_lock:
-            if self._running:
-                raise EveBuildError("cannot reload the local extensions while a call is running",
-                                    "reload when the call has ended")
-            if self._local is not None:
-                self._surfaces[""] = self._local.reload()
-        events.emit_blocking(self.surface().pipeline, "extensions.changed",
-                             extensions=[r.name for r in self.local_extensions if r.loaded])
-        return self.local_extensions
-
-    @contextlib.contextmanager
-    def _counted(self) -> Iterator[None]:
-        with self._running_lock:
-            self._running += 1
-        try:
-            yield
-        finally:
-            with self._running_lock:
-                self._running -= 1
 
     def snapshot(self) -> dict[str, Any]:
         """The session as JSON-able data: state by key and remembered approvals."""

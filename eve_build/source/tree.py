@@ -36,6 +36,8 @@ class SourceTree(Protocol):
 
     def read_text(self, relative: str) -> str: ...
 
+    def read_bytes(self, relative: str) -> bytes: ...
+
 
 def join(directory: str, name: str) -> str:
     """`directory/name`, where `""` is the root."""
@@ -72,6 +74,9 @@ class DiskTree:
 
     def read_text(self, relative: str) -> str:
         return self._path(relative).read_text(encoding="utf-8")
+
+    def read_bytes(self, relative: str) -> bytes:
+        return self._path(relative).read_bytes()
 
 
 class MemoryTree:
@@ -148,3 +153,6 @@ class MemoryTree:
         if resolved is None or resolved not in self.files:
             raise FileNotFoundError(relative)
         return self.files[resolved]
+
+    def read_bytes(self, relative: str) -> bytes:
+        return self.read_text(relative).encode()

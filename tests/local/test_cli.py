@@ -138,3 +138,34 @@ def test_new_local_refuses_a_bad_name(app: Path) -> None:
     result = run("extension", "new-local", "My__Notes", "--path", str(app))
     assert result.exit_code == 2
     assert "hint: try `my_notes`" in result.stderr
+
+
+BAD = {  # every bad input of issue 8, each with the code its diagnostic carries
+    "syntax-error.py": "local/syntax-error", "raises-on-import.py": "local/setup-failed",
+    "setup-raises.py": "local/setup-failed", "setup-missing.py": "local/setup-missing",
+    "setup-not-callable.py": "local/setup-missing", "setup-returns-dict.py": "local/spec-invalid",
+    "spec-unknown-field.py": "local/spec-field-unknown",
+    "tool-not-define-tool.py": "local/tool-invalid", "hook-unknown-event.py": "local/event-unknown",
+    "shared-tool-b.py": "local/name-taken", "mounted-name.py": "local/name-taken",
+    "Bad__Name.py": "local/name-invalid", "folder-without-entry": "local/extension-module-missing",
+}
+
+
+def test_eve_call_answers_beside_every_bad_input_and_names_each_file(
+        app: Path, global_dir: Path, eve_home: Path) -> None:
+    place(global_dir, *BAD, "shared-tool-a.py")
+    place(app / ".eve" / "extensions", "notes.py")
+    (eve_home / "trust.json").write_text("[]")
+    result = run("call", "ping", '{"text": "alive"}', "--path", str(app))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"pong": "alive"}
+    for name, code in BAD.items():
+        assert f"{global_dir / name}" in result.stderr
+        assert any(f"{code}:" in line and str(global_dir / name) in line
+                   for line in result.stderr.splitlines()), name
+    assert f"{eve_home / 'trust.json'}: error local/trust-file-invalid" in result.stderr
+    assert ".eve/extensions: warning local/project-untrusted" in result.stderr
+    assert "Traceback" not in result.stderr
+    command = run("command", "number", "--path", str(app),
+                  "-e", str(LOCAL / "command-non-string.py"))
+    assert (command.exit_code, "returned int" in command.stderr) == (1, True)

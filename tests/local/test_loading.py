@@ -13,7 +13,7 @@ import pytest
 
 from eve_build.local import LocalExtension
 from eve_build.runtime import Agent
-from tests.local.conftest import place
+from tests.local.conftest import LOCAL, place
 
 
 def by_name(agent: Agent) -> dict[str, LocalExtension]:
@@ -148,3 +148,37 @@ def test_bad_names_and_folders_without_extension_py_are_diagnostics(
         "dropped", ["local/extension-module-missing"])
     assert records["notes"].status == "loaded"
     assert_agent_works(agent)
+
+
+def test_local_hooks_run_sorted_by_name_whatever_their_origin(
+        app: Path, global_dir: Path, tmp_path: Path, load: Callable[..., Agent]) -> None:
+    explicit = tmp_path / "zz-tagger.py"
+    explicit.write_text((LOCAL / "result-tagger.py").read_text())
+    global_dir.mkdir(parents=True)
+    (global_dir / "aa-tagger.py").write_text((LOCAL / "result-tagger.py").read_text())
+    agent = load(app, extensions=[explicit])
+    assert [(r.name, r.origin) for r in agent.local_extensions] == [
+        ("zz-tagger", "explicit"), ("aa-tagger", "global")]
+    assert agent.call_tool("ping", {}).value == {"pong": "ping", "tags": ["aa-tagger",
+                                                                           "zz-tagger"]}
+
+
+def test_a_shadowed_extension_is_never_imported(
+        app: Path, global_dir: Path, tmp_path: Path, load: Callable[..., Agent]) -> None:
+    global_dir.mkdir(parents=True)
+    (global_dir / "notes.py").write_text(
+        "from pathlib import Path\n"
+        f"Path({str(tmp_path / 'imported')!r}).write_text('')\n"
+        "def setup(ctx):\n    return None\n")
+    agent = load(app, extensions=[LOCAL / "notes.py"])
+    assert [(r.origin, r.status) for r in agent.local_extensions] == [
+        ("explicit", "loaded"), ("global", "shadowed")]
+    assert not (tmp_path / "imported").exists()
+
+
+def test_setup_and_commands_may_be_async(app: Path, global_dir: Path,
+                                         load: Callable[..., Agent]) -> None:
+    place(global_dir, "async-setup.py")
+    agent = load(app)
+    assert by_name(agent)["async-setup"].status == "loaded"
+    assert agent.run_command("later", "on").text == "later on"

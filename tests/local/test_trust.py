@@ -9,11 +9,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from eve_build.cli import app as cli
 from eve_build.local.trust import approve_trust, check_trust, derive_content_hash
 from eve_build.runtime import Agent
+from eve_build.source.tree import DiskTree
 from tests.local.conftest import place
 
 MAIN = "from eve_build.cli import main; main()"
@@ -31,13 +33,13 @@ def project_dir(app: Path) -> Path:
 
 def test_the_hash_covers_names_and_bytes_but_not_pycache(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
-    first, files = derive_content_hash(tmp_path)
+    first, files = derive_content_hash(DiskTree(tmp_path, tmp_path))
     assert files == ("a.py",)
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
-    assert derive_content_hash(tmp_path)[0] == first
+    assert derive_content_hash(DiskTree(tmp_path, tmp_path))[0] == first
     (tmp_path / "a.py").rename(tmp_path / "b.py")
-    assert derive_content_hash(tmp_path)[0] != first
+    assert derive_content_hash(DiskTree(tmp_path, tmp_path))[0] != first
 
 
 def test_an_untrusted_project_folder_is_skipped_with_one_notice(
@@ -133,13 +135,25 @@ def test_the_trust_flow_end_to_end_in_a_subprocess(app: Path, eve_home: Path) ->
         return next(r["status"] for r in rows if r["name"] == "notes")
 
     assert status() == "untrusted"
-    assert eve("command", "notes").returncode == 1
     assert eve("trust", "--yes").returncode == 0
-    assert status() == "loaded"
     assert eve("command", "notes").stdout == "0 notes\n"
     with (project_dir(app) / "notes.py").open("a") as stream:
         stream.write("# edited\n")
-    assert status() == "untrusted"
     edited = eve("command", "notes")
     assert edited.returncode == 1
     assert "untrusted: changed since approved" in edited.stderr
+
+
+def test_a_trust_file_that_cannot_be_written_is_an_error_not_a_traceback(
+        app: Path, eve_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    place(project_dir(app), "notes.py")
+
+    def refuse(path: Path, text: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("eve_build.local.trust.write_file", refuse)
+    result = trust(app, "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: cannot write `{eve_home / 'trust.json'}`: Permission "
+                             "denied\n\nhint: check that EVE_HOME points to a folder you can "
+                             "write\n")
