@@ -115,6 +115,13 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
+    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
+        "pip install 'eve-build[serve]'.",
+    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
+    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
+    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",
@@ -134,13 +141,6 @@ CODES: dict[str, str] = {
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
         "trusted.",
-    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
-    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
-        "pip install 'eve-build[serve]'.",
-    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
-    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
-    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
-    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     # node: project extensions in their own process (DESIGN section 8, `eve ext`)
     "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
     "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",

@@ -24,9 +24,9 @@ app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
-serve.register(app)
 mcp_cli.register(app)
 
 

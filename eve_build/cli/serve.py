@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, echo_err, emit_json, run_core
 
 if TYPE_CHECKING:
@@ -35,7 +36,10 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OPTION,
-          channel_timeout: float = TIMEOUT_OPTION) -> None:
+          channel_timeout: float = TIMEOUT_OPTION,
+          access_log: bool = typer.Option(True, "--access-log/--no-access-log",
+                                          help="Log one line per request."),
+          extension: ExtensionPaths = None) -> None:
     """Serve the built agent: its channels over HTTP, its schedules on their cron."""
     from eve_build.serve.server import run_server
 
@@ -43,6 +47,7 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
 
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
+                          access_log=access_log, extensions=extension or (),
                           on_ready=lambda url: echo(f"serving on {url} (Ctrl-C to stop)"))
 
     served = run_core(run)
@@ -105,12 +110,12 @@ def schedule_run(name: str = typer.Argument(..., help="The schedule, e.g. crm__s
 
 
 def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
-           json_output: bool = JSON_OPTION) -> None:
+           json_output: bool = JSON_OPTION, extension: ExtensionPaths = None) -> None:
     """Print the assembled system prompt of the agent (or of one subagent)."""
     from eve_build.serve.prompt import assemble_prompt
 
     def run() -> Prompt:
-        return assemble_prompt(path, subagent=subagent)
+        return assemble_prompt(path, subagent=subagent, extensions=extension or ())
 
     assembled = run_core(run, json_output=json_output)
     if json_output:

@@ -26,10 +26,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
+from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
-from eve_build.serve.schedules import run_schedule
+from eve_build.serve.schedules import ScheduleRun, run_schedule
 
 HEALTH_PATH = "/.eve/health"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -39,11 +40,19 @@ def build_app(
     root: Path, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
+    host: Host | None = None, extensions: Sequence[Path] = (),
 ) -> Starlette:
-    """The served agent of `root` (raises DiagnosticsError when it cannot load)."""
-    host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout))
-    scheduler = Scheduler(lambda: host.current.schedules,
-                          lambda s: run_schedule(host.current.agent, s), clock)
+    """The served agent of `root` (raises DiagnosticsError when it cannot load).
+
+    `host` (from `eve dev`) is served as it is, instead of loading `root` now;
+    `extensions` are local extensions to load besides the usual ones (`-e`).
+    """
+    if host is None:
+        host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
+                                    extensions=extensions))
+    served = host
+    scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
+                          lambda s: _run_on_current(served, s), clock)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -62,7 +71,11 @@ def build_app(
             host.close()
 
     async def health(_request: Request) -> JSONResponse:
-        current = host.current
+        current = served.current
+        if current is None:
+            return JSONResponse({"status": "starting", "generation": None,
+                                 "eveBuild": __version__, "channels": [], "schedules": []},
+                                status_code=503)
         return JSONResponse({
             "status": "ok", "generation": current.number, "eveBuild": __version__,
             "channels": [f"{c.method} {c.route}" for c in current.channels],
@@ -75,3 +88,11 @@ def build_app(
     app.state.host = host
     app.state.scheduler = scheduler
     return app
+
+
+async def _run_on_current(host: Host, schedule: BoundContribution) -> ScheduleRun:
+    """Run a schedule with the agent of the generation that is current now."""
+    current = host.current
+    if current is None:
+        return ScheduleRun(schedule.name, "run", "failed", 0.0, error="no generation is loaded")
+    return await run_schedule(current.agent, schedule)

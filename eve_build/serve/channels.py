@@ -10,9 +10,12 @@ client's mistake: 400 with the reason.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
-from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.binding import ToolContext, bind
 from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 
@@ -56,23 +59,28 @@ class ChannelEndpoint:
         return f"channel `{self.channel.name}` ({self.method} {self.route})"
 
     async def __call__(self, request: Request) -> Response:
-        given = ChannelRequest(
-            method=request.method, path=request.url.path, headers=dict(request.headers),
-            query=dict(request.query_params), content=await request.body(),
-            path_params=dict(request.path_params), channel=self.channel.name)
+        given = ChannelRequest(method=request.method, path=request.scope["path"],
+                               content=await request.body(), channel=self.channel.name,
+                               source=request)
+        observed = observes(self.agent, self.channel.tree, "channel.request")
         started = time.perf_counter()
-        await self._observe("start", path=given.path, method=given.method)
+        if observed:
+            await self._observe("start", path=given.path, method=given.method)
         response = await self._answer(given)
-        await self._observe("end", path=given.path, method=given.method,
-                            status=response.status_code,
-                            seconds=round(time.perf_counter() - started, 6))
+        if observed:
+            await self._observe("end", path=given.path, method=given.method,
+                                status=response.status_code,
+                                seconds=round(time.perf_counter() - started, 6))
         return response
 
     async def _answer(self, request: ChannelRequest) -> Response:
         handle = self.channel.definition.handle
         context = ToolContext(name=self.channel.name, namespace=self.channel.item.mount)
-        done = await run_bound(handle, (request, context), binding=self.channel.binding,
-                               pool=self.pool, budget=self.timeout)
+        if inspect.iscoroutinefunction(handle):
+            done = await self._await(handle, request, context)
+        else:  # on a worker thread, so a blocking handler never stalls the server
+            done = await run_bound(handle, (request, context), binding=self.channel.binding,
+                                   pool=self.pool, budget=self.timeout)
         try:
             return derive_response(self._value(done))
         except RequestBodyError as exc:
@@ -84,6 +92,26 @@ class ChannelEndpoint:
             return JSONResponse({"error": f"the channel `{self.channel.name}` failed; the "
                                           "server log says why", "channel": self.channel.name},
                                 status_code=500)
+
+    async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
+                     context: ToolContext) -> HandlerRun:
+        """An async handler, awaited in the request's own task under the timeout.
+
+        Cheaper than a task of its own (run_bound): a channel is on the hot path. A
+        handler that swallows its cancellation holds only its own request.
+        """
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.timeout) as budget:
+                with bind(self.channel.binding):
+                    value = await handle(request, context)
+        except TimeoutError as exc:
+            if budget.expired():
+                return HandlerRun("timeout", time.perf_counter() - started)
+            return HandlerRun("raised", time.perf_counter() - started, error=exc)
+        except Exception as exc:  # user code may raise anything
+            return HandlerRun("raised", time.perf_counter() - started, error=exc)
+        return HandlerRun("returned", time.perf_counter() - started, value=value)
 
     def _value(self, done: HandlerRun) -> Any:
         if done.ending == "timeout":
@@ -99,6 +127,12 @@ class ChannelEndpoint:
         """Tell observers (`channel.request` hooks); they never change the answer."""
         await self.agent.afire("channel.request", subagent=self.channel.tree or None,
                                data={"channel": self.channel.name, "phase": phase, **data})
+
+
+def observes(agent: Agent, tree: str, event: str) -> bool:
+    """Whether any hook of that agent tree subscribes to `event` (else firing is skipped)."""
+    return any(entry.handler(event) is not None
+               for entry in agent.surface(tree or None).pipeline.hooks)
 
 
 def derive_response(value: Any) -> Response:

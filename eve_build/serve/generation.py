@@ -10,10 +10,11 @@ scope was installed over the previous one's, so they unwind in that order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from starlette.responses import JSONResponse
 from starlette.routing import Route, Router
 from starlette.types import Receive, Scope, Send
 
@@ -45,6 +46,7 @@ class Generation:
 def open_generation(
     root: Path, number: int = 1, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, fresh: bool = False,
+    extensions: Sequence[Path] = (),
 ) -> Generation:
     """Load the agent built in `root` (raises DiagnosticsError).
 
@@ -53,7 +55,7 @@ def open_generation(
     """
     if fresh:
         forget_extension_modules(root)
-    agent = load_agent(root, environ=environ)
+    agent = load_agent(root, environ=environ, extensions=extensions)
     try:
         channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
                     for channel in find_bound(agent, "channels")]
@@ -75,28 +77,41 @@ def forget_extension_modules(root: Path) -> None:
 
 
 class Host:
-    """The ASGI app behind every channel: dispatches to the current generation."""
+    """The ASGI app behind every channel: dispatches to the current generation.
 
-    def __init__(self, generation: Generation) -> None:
+    `eve dev` starts one with no generation (its first build is still running):
+    until one is swapped in, channels answer 503.
+    """
+
+    def __init__(self, generation: Generation | None) -> None:
         self.current = generation
         self.retired: list[Generation] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         generation = self.current  # taken once: the request finishes where it started
+        if generation is None:
+            response = JSONResponse({"error": "no good generation yet: the agent is building "
+                                              "or its build failed (see `eve dev`)"},
+                                    status_code=503)
+            await response(scope, receive, send)
+            return
         generation.in_flight += 1
         try:
             await generation.router(scope, receive, send)
         finally:
             generation.in_flight -= 1
 
-    def swap(self, generation: Generation) -> Generation:
+    def swap(self, generation: Generation) -> Generation | None:
         """Make `generation` current; returns the one it replaced."""
         old, self.current = self.current, generation
-        self.retired.append(old)
+        if old is not None:
+            self.retired.append(old)
         return old
 
     def close(self) -> None:
         """Close every generation, newest first."""
-        for generation in [self.current, *reversed(self.retired)]:
+        newest_first = [*([self.current] if self.current else []), *reversed(self.retired)]
+        for generation in newest_first:
             generation.agent.close()
         self.retired.clear()
+        self.current = None

@@ -2,9 +2,9 @@
 
 In order: the agent's own instructions, each mount's fragment in mount order
 (static text, and dynamic `instructions.py` rendered under its mount's binding),
-local guidelines, then one line per tool. A dynamic fragment that raises, runs
-past its budget or returns no string is named in the prompt as an error; the rest
-is rendered.
+the local extensions' guidelines, then one line per tool (local tools included).
+A dynamic fragment that raises, runs past its budget or returns no string is named
+in the prompt as an error; the rest is rendered.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import HOOK_BUDGET, load_agent
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import Binding, ToolContext
-from eve_build.sdk.definitions import Instructions
+from eve_build.sdk.definitions import Instructions, Tool
 from eve_build.serve.contributions import describe_error
 from eve_build.serve.errors import serve_error
 
@@ -74,23 +74,20 @@ class Prompt:
                 "errors": len(self.errors)}
 
 
-def find_local_guidelines(root: Path) -> list[str]:
-    """Guidelines of the local extensions (DESIGN section 7) for this project.
-
-    The seam for local extensions: they are loaded by another part of the runtime;
-    until it offers them, there are none.
-    """
-    del root  # what the local-extension loader will be asked about
-    return []
-
-
 def assemble_prompt(root: Path, *, subagent: str | None = None,
                     environ: Mapping[str, str] | None = None,
-                    guidelines: Sequence[str] | None = None) -> Prompt:
-    """Load the agent built in `root` and assemble the prompt (raises DiagnosticsError)."""
-    with load_agent(root, environ=environ) as agent:
+                    guidelines: Sequence[str] | None = None,
+                    extensions: Sequence[Path] = ()) -> Prompt:
+    """Load the agent built in `root` and assemble the prompt (raises DiagnosticsError).
+
+    Guidelines are the local extensions' (DESIGN section 7: `-e` paths, the trusted
+    project folder, `$EVE_HOME/extensions/`), for the root agent; `guidelines`
+    replaces them.
+    """
+    with load_agent(root, environ=environ, extensions=extensions) as agent:
         tree = _find_tree(agent, subagent)
-        given = find_local_guidelines(root) if guidelines is None else list(guidelines)
+        local = [g.text for g in agent.guidelines()] if subagent is None else []
+        given = local if guidelines is None else list(guidelines)
         return asyncio.run(_assemble(agent, tree, subagent, given))
 
 
@@ -100,8 +97,8 @@ async def _assemble(agent: Agent, tree: CompiledTree, subagent: str | None,
     if guidelines:
         parts.append(PromptPart("guidelines", None, None,
                                 "Guidelines:\n" + "\n".join(f"- {g}" for g in guidelines)))
-    tools = [_tool_line(item.name, item.details) for item in sorted(tree.tools,
-                                                                     key=lambda t: t.name)]
+    surface = agent.surface(subagent)
+    tools = [_tool_line(name, surface.tools[name].definition) for name in sorted(surface.tools)]
     if tools:
         parts.append(PromptPart("tools", None, None, "Tools:\n" + "\n".join(tools)))
     return Prompt(subagent, tuple(parts))
@@ -141,10 +138,10 @@ def _binding(agent: Agent, item: CompiledInstructions) -> Binding:
     return resolver.agent
 
 
-def _tool_line(name: str, details: Mapping[str, Any]) -> str:
-    if details.get("dynamic"):
+def _tool_line(name: str, definition: object) -> str:
+    if not isinstance(definition, Tool):
         return f"- {name}: (dynamic: described when it is resolved)"
-    return f"- {name}: {details.get('description') or ''}".rstrip()
+    return f"- {name}: {definition.description or ''}".rstrip()
 
 
 def _find_tree(agent: Agent, subagent: str | None) -> CompiledTree:

@@ -12,7 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
 
 CHANNEL_TIMEOUT = 30.0
 """Seconds a channel handler may take before the host answers 500 (`--channel-timeout`)."""
@@ -24,15 +28,29 @@ class RequestBodyError(ValueError):
 
 @dataclass(frozen=True)
 class ChannelRequest:
-    """One HTTP request to a channel. `headers` keys are lower case."""
+    """One HTTP request to a channel. `headers` are case-insensitive.
+
+    Headers, query and path parameters are read from the server's request when a
+    handler first asks for them (a channel is on the hot path).
+    """
 
     method: str
     path: str
-    headers: Mapping[str, str]
-    query: Mapping[str, str]
     content: bytes = b""
-    path_params: Mapping[str, Any] = field(default_factory=dict)
     channel: str = ""
+    source: Request | None = field(default=None, repr=False)
+
+    @cached_property
+    def headers(self) -> Mapping[str, str]:
+        return {} if self.source is None else self.source.headers
+
+    @cached_property
+    def query(self) -> Mapping[str, str]:
+        return {} if self.source is None else self.source.query_params
+
+    @cached_property
+    def path_params(self) -> Mapping[str, Any]:
+        return {} if self.source is None else self.source.path_params
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ import errno
 import importlib.util
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from eve_build.serve.app import Lifespan
+    from eve_build.serve.generation import Host
 
 GRACEFUL_SECONDS = 10.0
 """How long a stopping server waits for requests in flight before it closes them."""
@@ -66,8 +67,14 @@ def run_server(
     root: Path, *, host: str = "127.0.0.1", port: int = 8000,
     channel_timeout: float = CHANNEL_TIMEOUT, environ: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
+    generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
+    access_log: bool = True, extensions: Sequence[Path] = (),
 ) -> Served:
-    """Serve `root`'s agent until a signal; raises DiagnosticsError."""
+    """Serve `root`'s agent until a signal; raises DiagnosticsError.
+
+    `generations` (from `eve dev`) is served instead of loading `root` now, and
+    `lifespans` run with the server (the dev loop is one).
+    """
     from eve_build.serve.extra import require_serve_extra
 
     require_serve_extra()
@@ -77,9 +84,12 @@ def run_server(
     try:
         bound = sock.getsockname()
         url = f"http://{host}:{bound[1]}"
+        announce = [_announce(url, on_ready)] if on_ready else []
         app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
-                         lifespans=[_announce(url, on_ready)] if on_ready else [])
+                         lifespans=[*lifespans, *announce], host=generations,
+                         extensions=extensions)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
+                                access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
         caught: list[str] = []
         with _quiet_signals(caught):

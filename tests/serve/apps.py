@@ -65,3 +65,37 @@ def make_served_app(root: Path) -> Path:
     make_app(root, ["acme-crm", "gizmo"], FILES)
     compile_app(root)
     return root
+
+
+VERSION = """\
+from eve_build.sdk import define_channel
+
+
+def handle(request, ctx):
+    return {{"version": "{version}"}}
+
+
+channel = define_channel(route="/version", handle=handle, method="GET")
+"""
+SLOW = """\
+from eve_build.sdk import define_channel
+
+STATE = {{}}
+
+
+async def handle(request, ctx):
+    STATE["started"] = True
+    await STATE["release"].wait()
+    return {{"version": "{version}"}}
+
+
+channel = define_channel(route="/slow", handle=handle, method="POST")
+"""
+
+
+def write_version(root: Path, version: str) -> set[Path]:
+    changed = {root / "agent/channels/version.py", root / "agent/channels/slow.py"}
+    (root / "agent/channels").mkdir(parents=True, exist_ok=True)
+    (root / "agent/channels/version.py").write_text(VERSION.format(version=version))
+    (root / "agent/channels/slow.py").write_text(SLOW.format(version=version))
+    return changed

@@ -157,3 +157,69 @@ def test_without_the_serve_extra_the_error_names_the_install_command(
     assert (diagnostic.code, diagnostic.message, diagnostic.hint) == (
         "serve/extra-missing", "serving needs `uvicorn`, which this environment lacks",
         "install the serve extra: pip install 'eve-build[serve]'")
+
+
+def test_the_lifespan_runs_the_scheduler_and_extra_lifespans_in_order(served_root: Path) -> None:
+    import contextlib
+    from collections.abc import AsyncIterator
+    from datetime import UTC, datetime
+
+    steps: list[str] = []
+
+    def extra(name: str) -> Callable[[object], contextlib.AbstractAsyncContextManager[None]]:
+        @contextlib.asynccontextmanager
+        async def span(_app: object) -> AsyncIterator[None]:
+            steps.append(f"enter {name}")
+            yield
+            steps.append(f"leave {name}")
+
+        return span
+
+    frozen = datetime(2026, 12, 1, 10, 7, tzinfo=UTC)
+    app = create_app(served_root, environ=ENVIRON, lifespans=[extra("a"), extra("b")],
+                     clock=lambda: frozen)
+
+    async def scenario() -> dict[str, datetime]:
+        async with app.router.lifespan_context(app):  # what a server runs around serving
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+                assert (await client.get("/.eve/health")).status_code == 200
+            steps.append("served")
+            await asyncio.sleep(0)  # a turn of the loop for the scheduler's first tick
+            runs: dict[str, datetime] = app.state.scheduler.next_runs()
+            return runs
+
+    next_runs = asyncio.run(scenario())
+    assert steps == ["enter a", "enter b", "served", "leave b", "leave a"]
+    assert next_runs["crm__sync"] == datetime(2026, 12, 1, 10, 15, tzinfo=UTC)
+    assert next_runs["tick"] == datetime(2026, 12, 1, 11, 0, tzinfo=UTC)
+
+
+def test_the_app_scheduler_fires_the_agent_schedules_bound_to_their_mounts(
+    served_root: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    from datetime import UTC, datetime
+
+    app = create_app(served_root, environ=ENVIRON, schedules=False)
+    scheduler = app.state.scheduler
+
+    async def scenario() -> list[str]:
+        import eve_agent.hooks.watch as watch
+
+        watch.SEEN.clear()
+        scheduler.fire_due(datetime(2026, 12, 1, 10, 59, tzinfo=UTC))
+        started = scheduler.fire_due(datetime(2026, 12, 1, 11, 0, tzinfo=UTC))
+        await scheduler.wait_idle()
+        return [*started, *(f"{d['schedule']}:{d['phase']}" for _, d in watch.SEEN
+                           if d["schedule"] == "tick")]
+
+    with caplog.at_level(logging.INFO, logger="eve_build.serve"):
+        try:
+            seen = asyncio.run(scenario())
+        finally:
+            app.state.host.close()
+    assert seen == ["flaky", "tick", "company__sync", "crm__sync", "tick:start", "tick:end"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("schedule `flaky` failed: RuntimeError: the mail server is down")
+               for m in messages)
+    assert any(m.startswith("schedule `crm__sync` ran in ") for m in messages)

@@ -72,3 +72,19 @@ def test_an_unknown_subagent_is_a_clear_error(prompt_root: Path) -> None:
     assert result.stderr.splitlines()[:2] == [
         "error serve/subagent-unknown: the agent has no subagent `reviewer`",
         "  hint: the agent has no subagents"]
+
+
+def test_local_guidelines_and_tools_join_the_prompt(prompt_root: Path, tmp_path: Path) -> None:
+    script = tmp_path / "style.py"
+    script.write_text(
+        "from pydantic import BaseModel\n"
+        "from eve_build.sdk import Spec, define_tool\n\n\n"
+        "class Input(BaseModel):\n    text: str\n\n\n"
+        "def setup(ctx):\n"
+        "    tool = define_tool(description='Shorten a text.', input=Input,\n"
+        "                       execute=lambda input, tool_ctx: input.text[:10])\n"
+        "    return Spec(tools={'shorten': tool}, guidelines=['Be brief.', 'Cite ids.'])\n")
+    result = CliRunner().invoke(cli, ["prompt", "--path", str(prompt_root), "-e", str(script)])
+    assert result.exit_code == 0, result.output
+    assert "Guidelines:\n- Be brief.\n- Cite ids.\n\nTools:\n" in result.stdout
+    assert "- shorten: Shorten a text.\n" in result.stdout
