@@ -23,6 +23,7 @@ from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
 from eve_build.output import generate
 from eve_build.output.writer import write_tree
 from eve_build.project.pyproject import ExtensionProject, parse_extension_project, read_pyproject
+from eve_build.project.roots import locate_extension_root
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import SourceLayout
 
@@ -56,7 +57,7 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 
 def build_extension(root: Path, *, write: bool = True) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically)."""
-    project = locate_extension_project(root.resolve())
+    project = locate_extension_project(locate_extension_root(root))
     collected = Diagnostics()
     display = f"{project.source}/"
     layout, found = discover_source(project.source_dir, display=display,
