@@ -248,3 +248,16 @@ def test_a_url_that_is_no_mcp_endpoint_says_so(connections_app: Path, remote_url
     assert remote["code"] == "connection/not-mcp"
     assert "(HTTP 404)" in remote["message"]
     assert TOKEN not in json.dumps(data)
+
+
+def test_a_mount_missing_its_env_cannot_resolve_its_dynamic_connection(mcp_app: Path) -> None:
+    environ = {"CRM_API_KEY": SECRETS["CRM_API_KEY"]}  # COMPANY_CRM_KEY is not set
+    data = describe_connections(mcp_app, environ=environ)
+
+    rows = {row["name"]: row for row in data["connections"]}
+    assert rows["crm__directory"]["url"] == "https://eu.directory.example.com/openapi.json"
+    assert rows["company__directory"]["url"] is None
+    [problem] = data["diagnostics"]["items"]
+    assert problem["code"] == "connection/resolve-failed"
+    assert "`company__directory` cannot resolve" in problem["message"]
+    assert "COMPANY_CRM_KEY" in problem["message"]
