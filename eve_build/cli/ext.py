@@ -81,7 +81,8 @@ def list_(
     if not rows:
         echo("No nodes registered; add one with `eve ext add PATH`")
     for row in rows:
-        state = f"running (pid {row['pid']})" if row["running"] else "stopped"
+        state = (f"running (pid {row['pid']}, `{row['socket']}`)" if row["running"]
+                 else "stopped")
         tools = ", ".join(row["tools"]) or "-"
         echo(f"{row['name']}  {state}  {row['path']}  tools: {tools}")
 
