@@ -101,7 +101,7 @@ def test_a_node_whose_setup_fails_does_not_start(
     project = register("echo-node", "echo")
     (project / "extension.py").write_text("def setup(ctx):\n    raise RuntimeError('boom')\n")
     with pytest.raises(DiagnosticsError) as info:
-        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+        start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
     [diagnostic] = info.value.diagnostics
     assert diagnostic.code == "node/start-failed"
     assert "RuntimeError: boom" in diagnostic.message
@@ -202,7 +202,7 @@ def test_an_async_setup_is_awaited(home: Path, register: Callable[[str, str], Pa
     source = (project / "extension.py").read_text()
     (project / "extension.py").write_text(source.replace("def setup(ctx):",
                                                          "async def setup(ctx):"))
-    report = start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+    report = start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
     try:
         assert report.tools == ["echo", "sleep", "wait"]
     finally:
