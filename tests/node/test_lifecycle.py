@@ -207,3 +207,19 @@ def test_an_async_setup_is_awaited(home: Path, register: Callable[[str, str], Pa
         assert report.tools == ["echo", "sleep", "wait"]
     finally:
         stop_node(home, "echo")
+
+
+def test_a_node_that_never_answers_is_stopped_and_reported(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    project = register("echo-node", "echo")
+    (project / "extension.py").write_text(
+        "import time\n\n\ndef setup(ctx):\n    time.sleep(3600)\n")
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "echo", python=Path(sys.executable), timeout=1.0)
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.code == "node/start-failed"
+    assert diagnostic.message.startswith("node `echo` did not start: it did not answer "
+                                         "within 1 s")
+    assert read_registry(home)["echo"].path == project
+    assert list_nodes(home)[0]["running"] is False
+    assert not NodePaths(home, "echo").pid_file.exists()
