@@ -56,6 +56,7 @@ def start(
         state = "already running" if report.already_running else "started"
         tools = ", ".join(f"`{t}`" for t in report.tools) or "no tools"
         echo(f"Node `{report.name}` {state} (pid {report.pid}) on `{report.socket}`: {tools}")
+        echo_err(f"  log: `{report.log}`")
 
     if not reload:
         show(run_core(lambda: start_node(_home(), name)))
