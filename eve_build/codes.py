@@ -115,6 +115,13 @@ CODES: dict[str, str] = {
         "are not a list.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
+    # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
+    "serve/extra-missing": "Serving needs the `serve` extra (starlette, uvicorn): "
+        "pip install 'eve-build[serve]'.",
+    "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
+    "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
+    "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",
@@ -148,4 +155,16 @@ CODES: dict[str, str] = {
     "node/stale": "A node's socket or pid file outlived its process; they were removed.",
     "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
     "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
+    "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
+    "connection/env-missing": "A connection's URL or header needs an environment variable that "
+        "is not set.",
+    "connection/resolve-failed": "A connection could not be resolved at load (a dynamic resolve "
+        "raised or returned no connection).",
+    "connection/url-invalid": "A resolved connection URL is not an http(s) URL.",
+    "connection/unreachable": "Probing: the MCP server cannot be reached or did not answer in "
+        "time.",
+    "connection/auth-failed": "Probing: the MCP server refused the connection's credentials "
+        "(HTTP 401 or 403).",
+    "connection/not-mcp": "Probing: the server answered, but not as an MCP server.",
 }

@@ -9,7 +9,8 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, ext, extension, local, runtime, trust
+from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
     name="eve",
@@ -23,8 +24,10 @@ app.add_typer(ext.app, name="ext")
 agent.register(app)
 runtime.register(app)
 dev.register(app)
+serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
+mcp_cli.register(app)
 
 
 def _version(value: bool) -> None:

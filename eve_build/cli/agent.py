@@ -53,11 +53,21 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
 
 def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
-         json_output: bool = JSON_OPTION) -> None:
+         json_output: bool = JSON_OPTION,
+         probe: bool = typer.Option(False, "--probe", help="Also list the connections and the "
+                                    "tools each MCP server offers (loads the built agent).")
+         ) -> None:
     """Compile the agent in memory (writes nothing) and show what it is made of."""
     from eve_build.consumer.info import describe_agent
 
-    data = run_core(lambda: describe_agent(path, agent), json_output=json_output)
+    def describe() -> dict[str, Any]:
+        if probe:
+            from eve_build.connections.report import describe_agent_probed
+
+            return describe_agent_probed(path, agent)
+        return describe_agent(path, agent)
+
+    data = run_core(describe, json_output=json_output)
     render_diagnostics(_diagnostics(data))
     if json_output:
         emit_json(data)
@@ -81,6 +91,10 @@ def _print_info(data: dict[str, Any]) -> None:
     echo(f"channels ({len(data['channels'])}):")
     for channel in data["channels"]:
         echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")
+    for connection in data.get("connections", []):  # with --probe
+        probe = connection.get("probe")
+        tools = (", ".join(probe["tools"]) or "-") if probe and probe["reachable"] else "-"
+        echo(f"connection {connection['name']} ({connection['kind']}): tools: {tools}")
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:
         source = "workspace source" if ext["sourceBacked"] else "installed"

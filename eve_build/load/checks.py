@@ -217,7 +217,8 @@ def check_schedule(value: Schedule, where: Where) -> tuple[Record, list[Diagnost
         ))
     found.extend(
         where.error("schedule/cron-invalid", f"invalid cron: {problem}",
-                    'write 5 fields, e.g. `cron="*/15 * * * *"` (every 15 minutes)')
+                    'write 5 fields that can all happen, e.g. `cron="*/15 * * * *"` (every '
+                    '15 minutes), or a macro such as `cron="@hourly"`')
         for problem in find_cron_problems(value.cron)
     )
     mode = "run" if value.run is not None else "markdown"

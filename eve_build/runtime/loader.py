@@ -118,6 +118,7 @@ def open_agent(
                                      derive_local_sources(extensions) if local_sources is None
                                      else local_sources)
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
+        agent.resolver = resolver
         if snapshot is not None:
             agent.load_snapshot(snapshot)
         agent.start()

@@ -1,0 +1,130 @@
+"""`eve serve`, `eve schedules`, `eve schedule run`, `eve prompt`: the served agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.output import echo, echo_err, emit_json, run_core
+
+if TYPE_CHECKING:
+    from eve_build.serve.prompt import Prompt
+    from eve_build.serve.schedules import ScheduleInfo, ScheduleRun
+    from eve_build.serve.server import Served
+
+PATH_OPTION = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`).")
+JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+SUBAGENT_OPTION = typer.Option(None, "--subagent", help="A subagent of the agent (its path).")
+HOST_OPTION = typer.Option("127.0.0.1", "--host", help="The address to listen on.")
+PORT_OPTION = typer.Option(8000, "--port", help="The port to listen on (0: a free one).")
+TIMEOUT_OPTION = typer.Option(30.0, "--channel-timeout", min=0.001,
+                              help="Seconds a channel handler may take before a 500.")
+
+schedule_app = typer.Typer(help="Run one schedule now.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `eve serve`, `eve schedules`, `eve schedule` and `eve prompt`."""
+    app.command("serve")(serve)
+    app.command("schedules")(schedules)
+    app.add_typer(schedule_app, name="schedule")
+    app.command("prompt")(prompt)
+
+
+def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OPTION,
+          channel_timeout: float = TIMEOUT_OPTION,
+          access_log: bool = typer.Option(True, "--access-log/--no-access-log",
+                                          help="Log one line per request."),
+          extension: ExtensionPaths = None) -> None:
+    """Serve the built agent: its channels over HTTP, its schedules on their cron."""
+    from eve_build.serve.server import run_server
+
+    configure_logging()
+
+    def run() -> Served:
+        return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
+                          access_log=access_log, extensions=extension or (),
+                          on_ready=lambda url: echo(f"serving on {url} (Ctrl-C to stop)"))
+
+    served = run_core(run)
+    stopped = f" on {served.signal}" if served.signal else ""
+    echo_err(f"stopped{stopped}")
+
+
+def configure_logging() -> None:
+    """Show the host's log (channel failures, schedule runs) and uvicorn's on stderr."""
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+
+
+def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", min=1,
+              help="How many next runs to list."), json_output: bool = JSON_OPTION) -> None:
+    """List every schedule with its next run times (local time)."""
+    from eve_build.runtime.loader import read_compiled_agent
+    from eve_build.serve.scheduler import local_now
+    from eve_build.serve.schedules import list_schedules
+
+    def run() -> list[ScheduleInfo]:
+        return list_schedules(read_compiled_agent(path), local_now(), count)
+
+    listed = run_core(run, json_output=json_output)
+    if json_output:
+        emit_json({"schedules": [item.to_json() for item in listed]})
+        return
+    if not listed:
+        echo("the agent has no schedules")
+    for item in listed:
+        where = f" (subagent {item.subagent})" if item.subagent else ""
+        echo(f"{item.name}{where}  {item.cron}  {item.mode}")
+        for when in item.next_runs:
+            echo(f"  {when.isoformat(sep=' ', timespec='minutes')}")
+
+
+@schedule_app.command("run")
+def schedule_run(name: str = typer.Argument(..., help="The schedule, e.g. crm__sync."),
+                 path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
+                 json_output: bool = JSON_OPTION) -> None:
+    """Run one schedule now (a markdown schedule prints the turn it would start)."""
+    from eve_build.serve.schedules import run_schedule_now
+
+    configure_logging()
+
+    def run() -> ScheduleRun:
+        return run_schedule_now(path, name, subagent=subagent)
+
+    done = run_core(run, json_output=json_output)
+    if json_output:
+        emit_json(_jsonable(done.to_json()))
+    elif done.turn is not None:
+        echo(done.turn)
+    elif done.status == "ok":
+        emit_json(_jsonable(done.value))
+    if done.status == "failed":
+        echo_err(f"error: schedule `{done.name}` failed: {done.error}")
+        raise typer.Exit(1)
+
+
+def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
+           json_output: bool = JSON_OPTION, extension: ExtensionPaths = None) -> None:
+    """Print the assembled system prompt of the agent (or of one subagent)."""
+    from eve_build.serve.prompt import assemble_prompt
+
+    def run() -> Prompt:
+        return assemble_prompt(path, subagent=subagent, extensions=extension or ())
+
+    assembled = run_core(run, json_output=json_output)
+    if json_output:
+        emit_json(assembled.to_json())
+    else:
+        typer.echo(assembled.text, nl=False)
+    for part in assembled.errors:
+        echo_err(f"warning: {part.describe()} could not be rendered: {part.error}")
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))

@@ -1,0 +1,32 @@
+"""Serve the built agent: channels over HTTP, schedules on their cron (DESIGN section 9).
+
+    from eve_build.serve import create_app
+
+    app = create_app(Path("my-agent"))   # any ASGI server, or httpx.ASGITransport(app)
+
+Needs the `serve` extra (`pip install 'eve-build[serve]'`): starlette and uvicorn.
+Nothing here imports them until it is called, so `eve prompt` and `eve schedules`
+work without it. See docs/serving.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+
+def create_app(root: Path | str, **options: Any) -> Starlette:
+    """The ASGI app serving the agent built in `root` (see `eve_build.serve.app.build_app`
+    for the options: environ, channel_timeout, routes, lifespans, schedules, clock)."""
+    from eve_build.serve.extra import require_serve_extra
+
+    require_serve_extra()
+    from eve_build.serve.app import build_app
+
+    return build_app(Path(root), **options)
+
+
+__all__ = ["create_app"]

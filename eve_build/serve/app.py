@@ -1,0 +1,98 @@
+"""The ASGI application: health, extra routes, every channel, and the scheduler.
+
+    app = create_app(Path("my-agent"))          # loads the built agent now
+    app = create_app(root, routes=[Mount("/mcp", app=mcp_app)],
+                     lifespans=[lambda app: session_manager.run()])
+
+Extra routes are matched before the channels (routes added later with
+`app.add_route` / `app.mount` are too: channels answer only what no route
+matched). Each lifespan is a callable taking the app and returning an async
+context manager, entered in order when the server starts, after the scheduler,
+and left in reverse order when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from eve_build._version import __version__
+from eve_build.serve.contributions import BoundContribution
+from eve_build.serve.generation import Host, open_generation
+from eve_build.serve.request import CHANNEL_TIMEOUT
+from eve_build.serve.scheduler import Clock, Scheduler, local_now
+from eve_build.serve.schedules import ScheduleRun, run_schedule
+
+HEALTH_PATH = "/.eve/health"
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
+
+
+def build_app(
+    root: Path, *, environ: Mapping[str, str] | None = None,
+    channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
+    lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
+    host: Host | None = None, extensions: Sequence[Path] = (),
+) -> Starlette:
+    """The served agent of `root` (raises DiagnosticsError when it cannot load).
+
+    `host` (from `eve dev`) is served as it is, instead of loading `root` now;
+    `extensions` are local extensions to load besides the usual ones (`-e`).
+    """
+    if host is None:
+        host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
+                                    extensions=extensions))
+    served = host
+    scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
+                          lambda s: _run_on_current(served, s), clock)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        ticking = asyncio.ensure_future(scheduler.run()) if schedules else None
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                for extra in lifespans:
+                    await stack.enter_async_context(extra(app))
+                yield
+        finally:
+            if ticking is not None:
+                ticking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticking
+            scheduler.cancel()
+            host.close()
+
+    async def health(_request: Request) -> JSONResponse:
+        current = served.current
+        if current is None:
+            return JSONResponse({"status": "starting", "generation": None,
+                                 "eveBuild": __version__, "channels": [], "schedules": []},
+                                status_code=503)
+        return JSONResponse({
+            "status": "ok", "generation": current.number, "eveBuild": __version__,
+            "channels": [f"{c.method} {c.route}" for c in current.channels],
+            "schedules": [s.name for s in current.schedules],
+        })
+
+    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *routes],
+                    lifespan=lifespan)
+    app.router.default = host  # channels answer whatever no route matched
+    app.state.host = host
+    app.state.scheduler = scheduler
+    return app
+
+
+async def _run_on_current(host: Host, schedule: BoundContribution) -> ScheduleRun:
+    """Run a schedule with the agent of the generation that is current now."""
+    current = host.current
+    if current is None:
+        return ScheduleRun(schedule.name, "run", "failed", 0.0, error="no generation is loaded")
+    return await run_schedule(current.agent, schedule)

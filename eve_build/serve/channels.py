@@ -1,0 +1,157 @@
+"""A channel answering HTTP: run `handle(request, ctx)` and shape what it returns.
+
+A dict or list becomes JSON, a string text, None an empty 204, a starlette
+Response is sent as it is. Whatever goes wrong on the handler's side (it raises,
+runs past the channel timeout, returns something that cannot be sent) is a 500
+whose body names the channel and no code, and one log line with the reason; the
+server keeps serving. A body that is not JSON given to `request.json()` is the
+client's mistake: 400 with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.handlers import HandlerRun, run_bound
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import ToolContext, bind
+from eve_build.serve.contributions import BoundContribution, describe_error
+from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
+
+logger = logging.getLogger("eve_build.serve")
+logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
+
+
+class ChannelFailure(Exception):
+    """The handler's side failed; the message is the log line's reason."""
+
+
+@dataclass(frozen=True)
+class ChannelEndpoint:
+    """One bound channel, callable as a starlette endpoint."""
+
+    channel: BoundContribution
+    agent: Agent
+    pool: WorkerPool
+    timeout: float = CHANNEL_TIMEOUT
+
+    @property
+    def route(self) -> str:
+        return str(self.channel.item.details.get("route") or self.channel.definition.route)
+
+    @property
+    def method(self) -> str:
+        return str(self.channel.item.details.get("method") or self.channel.definition.method)
+
+    def describe(self) -> str:
+        return f"channel `{self.channel.name}` ({self.method} {self.route})"
+
+    async def __call__(self, request: Request) -> Response:
+        given = ChannelRequest(method=request.method, path=request.scope["path"],
+                               content=await request.body(), channel=self.channel.name,
+                               source=request)
+        observed = observes(self.agent, self.channel.tree, "channel.request")
+        started = time.perf_counter()
+        if observed:
+            await self._observe("start", path=given.path, method=given.method)
+        response = await self._answer(given)
+        if observed:
+            await self._observe("end", path=given.path, method=given.method,
+                                status=response.status_code,
+                                seconds=round(time.perf_counter() - started, 6))
+        return response
+
+    async def _answer(self, request: ChannelRequest) -> Response:
+        handle = self.channel.definition.handle
+        context = ToolContext(name=self.channel.name, namespace=self.channel.item.mount)
+        if inspect.iscoroutinefunction(handle):
+            done = await self._await(handle, request, context)
+        else:  # on a worker thread, so a blocking handler never stalls the server
+            done = await run_bound(handle, (request, context), binding=self.channel.binding,
+                                   pool=self.pool, budget=self.timeout)
+        try:
+            return derive_response(self._value(done))
+        except RequestBodyError as exc:
+            logger.warning("%s: 400: %s", self.describe(), exc)
+            return JSONResponse({"error": str(exc), "channel": self.channel.name},
+                                status_code=400)
+        except ChannelFailure as exc:
+            logger.error("%s: 500: %s", self.describe(), exc)
+            return JSONResponse({"error": f"the channel `{self.channel.name}` failed; the "
+                                          "server log says why", "channel": self.channel.name},
+                                status_code=500)
+
+    async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
+                     context: ToolContext) -> HandlerRun:
+        """An async handler, awaited in the request's own task under the timeout.
+
+        Cheaper than a task of its own (run_bound): a channel is on the hot path. A
+        handler that swallows its cancellation holds only its own request.
+        """
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.timeout) as budget:
+                with bind(self.channel.binding):
+                    value = await handle(request, context)
+        except TimeoutError as exc:
+            if budget.expired():
+                return HandlerRun("timeout", time.perf_counter() - started)
+            return HandlerRun("raised", time.perf_counter() - started, error=exc)
+        except Exception as exc:  # user code may raise anything
+            return HandlerRun("raised", time.perf_counter() - started, error=exc)
+        return HandlerRun("returned", time.perf_counter() - started, value=value)
+
+    def _value(self, done: HandlerRun) -> Any:
+        if done.ending == "timeout":
+            raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s")
+        if done.ending == "raised":
+            error = done.error or RuntimeError()
+            if isinstance(error, RequestBodyError):
+                raise error
+            raise ChannelFailure(f"the handler raised {describe_error(error)}")
+        return done.value
+
+    async def _observe(self, phase: str, **data: Any) -> None:
+        """Tell observers (`channel.request` hooks); they never change the answer."""
+        await self.agent.afire("channel.request", subagent=self.channel.tree or None,
+                               data={"channel": self.channel.name, "phase": phase, **data})
+
+
+def observes(agent: Agent, tree: str, event: str) -> bool:
+    """Whether any hook of that agent tree subscribes to `event` (else firing is skipped)."""
+    return any(entry.handler(event) is not None
+               for entry in agent.surface(tree or None).pipeline.hooks)
+
+
+def derive_response(value: Any) -> Response:
+    """The HTTP response for what a handler returned (raises ChannelFailure)."""
+    if isinstance(value, Response):
+        return value
+    if value is None:
+        return Response(status_code=204)
+    if isinstance(value, str):
+        return PlainTextResponse(value)
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict | list):
+        try:
+            body = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ChannelFailure(f"the handler returned a value that is not JSON: {exc}"
+                                 ) from None
+        return Response(body, media_type="application/json")
+    raise ChannelFailure(f"the handler returned {type(value).__name__}; a channel returns a "
+                         "dict or list (JSON), a str (text), None (204) or a Response")
+

@@ -1,0 +1,117 @@
+"""Generations: one loaded agent with its routes, and the host that swaps them.
+
+`eve serve` loads one generation; `eve dev` loads another after every good build
+and swaps it in. A request is dispatched to the generation that is current when
+it arrives and finishes there, so a swap drops nothing in flight. Retired
+generations are closed when the server stops, newest first: each one's module
+scope was installed over the previous one's, so they unwind in that order.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.responses import JSONResponse
+from starlette.routing import Route, Router
+from starlette.types import Receive, Scope, Send
+
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.loader import load_agent, read_compiled_agent
+from eve_build.runtime.workers import shared_pool
+from eve_build.serve.channels import ChannelEndpoint
+from eve_build.serve.contributions import BoundContribution, find_bound
+from eve_build.serve.request import CHANNEL_TIMEOUT
+
+
+@dataclass
+class Generation:
+    """One loaded agent and what it serves."""
+
+    number: int
+    agent: Agent
+    channels: list[ChannelEndpoint]
+    schedules: list[BoundContribution]
+    router: Router = field(init=False)
+    in_flight: int = 0
+
+    def __post_init__(self) -> None:
+        self.router = Router(routes=[
+            Route(endpoint.route, endpoint.__call__, methods=[endpoint.method])
+            for endpoint in self.channels])
+
+
+def open_generation(
+    root: Path, number: int = 1, *, environ: Mapping[str, str] | None = None,
+    channel_timeout: float = CHANNEL_TIMEOUT, fresh: bool = False,
+    extensions: Sequence[Path] = (),
+) -> Generation:
+    """Load the agent built in `root` (raises DiagnosticsError).
+
+    `fresh` forgets the imported extension packages first, so a rebuilt extension's
+    new code is imported (objects of older generations stay alive where in use).
+    """
+    if fresh:
+        forget_extension_modules(root)
+    agent = load_agent(root, environ=environ, extensions=extensions)
+    try:
+        channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
+                    for channel in find_bound(agent, "channels")]
+        schedules = find_bound(agent, "schedules")
+    except BaseException:
+        agent.close()
+        raise
+    return Generation(number, agent, channels, schedules)
+
+
+def forget_extension_modules(root: Path) -> None:
+    """Drop every mounted extension package from sys.modules."""
+    from eve_build.consumer.compiled import walk_trees
+
+    compiled = read_compiled_agent(root)
+    names = {m.import_name for tree in walk_trees(compiled.root) for m in tree.mounts}
+    for key in [k for k in sys.modules if k.split(".")[0] in names]:
+        del sys.modules[key]
+
+
+class Host:
+    """The ASGI app behind every channel: dispatches to the current generation.
+
+    `eve dev` starts one with no generation (its first build is still running):
+    until one is swapped in, channels answer 503.
+    """
+
+    def __init__(self, generation: Generation | None) -> None:
+        self.current = generation
+        self.retired: list[Generation] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        generation = self.current  # taken once: the request finishes where it started
+        if generation is None:
+            response = JSONResponse({"error": "no good generation yet: the agent is building "
+                                              "or its build failed (see `eve dev`)"},
+                                    status_code=503)
+            await response(scope, receive, send)
+            return
+        generation.in_flight += 1
+        try:
+            await generation.router(scope, receive, send)
+        finally:
+            generation.in_flight -= 1
+
+    def swap(self, generation: Generation) -> Generation | None:
+        """Make `generation` current; returns the one it replaced."""
+        old, self.current = self.current, generation
+        if old is not None:
+            self.retired.append(old)
+        return old
+
+    def close(self) -> None:
+        """Close every generation, newest first."""
+        newest_first = [*([self.current] if self.current else []), *reversed(self.retired)]
+        for generation in newest_first:
+            generation.agent.close()
+        self.retired.clear()
+        self.current = None
