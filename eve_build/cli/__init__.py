@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
 mcp_cli.register(app)
+add.register(app)
 
 
 def _version(value: bool) -> None:
