@@ -80,6 +80,7 @@ def start(
         state = "already running" if report.already_running else "started"
         tools = ", ".join(f"`{t}`" for t in report.tools) or "no tools"
         echo(f"Node `{report.name}` {state} (pid {report.pid}) on `{report.socket}`: {tools}")
+        echo_err(f"  log: `{report.log}`")
 
     if not reload:
         show(run_core(lambda: start_node(_home(), name), json_output=json_output))
@@ -104,7 +105,8 @@ def list_(json_output: bool = JSON_OPTION) -> None:
     if not rows:
         echo("No nodes registered; add one with `eve ext add PATH`")
     for row in rows:
-        state = f"running (pid {row['pid']})" if row["running"] else "stopped"
+        state = (f"running (pid {row['pid']}, `{row['socket']}`)" if row["running"]
+                 else "stopped")
         tools = ", ".join(row["tools"]) or "-"
         echo(f"{row['name']}  {state}  {row['path']}  tools: {tools}")
 

@@ -21,7 +21,7 @@ from eve_build.errors import DiagnosticsError
 from eve_build.process import Runner
 
 STAMP = ".eve-node-installed"
-KEY_LINE = re.compile("^\\s*((?i:error):|\u00d7|\u2570\u2500\u25b6)\\s*(?P<text>.+)$")
+KEY_LINE = re.compile("^\\s*((?i:error|cause):|\u00d7|\u2570\u2500\u25b6)\\s*(?P<text>.+)$")
 
 
 def derive_install_key(project: Path) -> str:

@@ -51,7 +51,7 @@ def run_node(home: Path, register: Callable[[str, str], Path]
     def run(fixture: str, name: str) -> StartReport:
         register(fixture, name)
         started.append(name)
-        return start_node(home, name, python=Path(sys.executable), timeout=20.0)
+        return start_node(home, name, python=Path(sys.executable), timeout=60.0)
 
     yield run
     for name in started:

@@ -62,7 +62,7 @@ def test_a_node_killed_mid_call_fails_that_call_only(app: Path, home: Path,
         [record] = [r for r in agent.local_extensions if r.name == "echo"]
         assert (record.status, record.running) == ("stopped", False), record.diagnostics
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
-        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)  # it comes back
+        start_node(home, "echo", python=Path(sys.executable), timeout=60.0)  # it comes back
         agent.reload_extensions()  # what `eve dev` does when `run/` changes
         assert agent.call_tool("echo", {"text": "back"}).value["echo"] == "back"
     with load_agent(app) as agent:  # and every later load has it

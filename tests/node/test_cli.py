@@ -66,7 +66,7 @@ def test_list_and_stop_a_running_node(home: Path,
                                       run_node: Callable[[str, str], StartReport]) -> None:
     report = run_node("echo-node", "echo")
     listed = ext("list")
-    assert f"echo  running (pid {report.pid})" in listed.output
+    assert f"echo  running (pid {report.pid}, `{report.socket}`)" in listed.output
     assert "tools: echo, sleep, wait" in listed.output
     stopped = ext("stop", "echo")
     assert stopped.exit_code == 0 and stopped.output == "Node `echo` stopped\n"

@@ -20,7 +20,7 @@ def test_a_node_starting_and_stopping_reloads_the_local_extensions(
 
     def watch(roots: list[Path]) -> Iterable[set[Path]]:
         watched.append(roots)
-        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+        start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
         yield {paths.socket}
         stop_node(home, "echo")
         yield {paths.socket}

@@ -267,3 +267,22 @@ def test_the_node_answers_garbage_and_unknown_methods_with_errors(home: Path,
     assert by_id[None]["error"]["code"] == -32700
     assert by_id[1]["error"] == {"code": -32601, "message": "unknown method `nope`"}
     assert [tool["name"] for tool in by_id[2]["result"]["tools"]] == ["echo", "sleep", "wait"]
+
+
+def test_shutdown_stops_the_node_cleanly(home: Path, run_node: Run) -> None:
+    from eve_build.node.connection import NodeConnection
+
+    report = run_node("echo-node", "echo")
+
+    async def go() -> Any:
+        connection = await NodeConnection.open("echo", report.socket, timeout=5)
+        try:
+            return await connection.request("shutdown", {}, timeout=5)
+        finally:
+            await connection.close()
+
+    assert asyncio.run(go()) == {}
+    while is_alive(report.pid):
+        time.sleep(0.01)
+    assert not report.socket.exists()
+    assert "node `echo` stopped" in report.log.read_text()

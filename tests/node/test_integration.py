@@ -32,8 +32,9 @@ def private_home() -> Iterator[Path]:
     shutil.rmtree(home, ignore_errors=True)
 
 
-def eve(home: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "EVE_HOME": str(home)}
+def eve(home: Path, *args: str, cwd: Path,
+        path: str | None = None) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "EVE_HOME": str(home), "PATH": path or os.environ["PATH"]}
     return subprocess.run([_eve(), *args], cwd=cwd, env=environ, text=True, check=False,
                           stdin=subprocess.DEVNULL, capture_output=True, timeout=900)
 
@@ -97,3 +98,25 @@ def test_a_failing_install_shows_pips_key_line(private_home: Path, tmp_path: Pat
     assert "Traceback" not in started.stderr
     [message] = [line for line in started.stderr.splitlines() if "node/install-failed" in line]
     assert len(message) < 300  # one key line, not the installer's whole output
+
+
+def test_with_uv_on_path_the_venv_is_made_by_uv(private_home: Path, tmp_path: Path) -> None:
+    tools = tmp_path / "uv-tool"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=300)
+    installed = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "uv"],
+                               capture_output=True, text=True, timeout=600, check=False)
+    assert installed.returncode == 0, installed.stderr
+    path = f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    project = Path(shutil.copytree(FIXTURES / "nodes" / "humanize-node", tmp_path / "sizes"))
+    broken = Path(shutil.copytree(FIXTURES / "nodes" / "install-fails", tmp_path / "broken"))
+    for folder in (project, broken):
+        assert eve(private_home, "ext", "add", str(folder), "--yes", cwd=tmp_path,
+                   path=path).returncode == 0
+    started = eve(private_home, "ext", "start", "sizes", cwd=tmp_path, path=path)
+    assert started.returncode == 0, started.stderr
+    assert "created .venv with uv" in started.stderr
+    assert eve(private_home, "ext", "stop", "sizes", cwd=tmp_path, path=path).returncode == 0
+    failed = eve(private_home, "ext", "start", "broken", cwd=tmp_path, path=path)
+    assert failed.returncode == 1
+    assert ("error node/install-failed: installing `broken` failed: Because "
+            "no-such-package-for-eve-build-tests was not found") in failed.stderr

@@ -101,7 +101,7 @@ def test_a_node_whose_setup_fails_does_not_start(
     project = register("echo-node", "echo")
     (project / "extension.py").write_text("def setup(ctx):\n    raise RuntimeError('boom')\n")
     with pytest.raises(DiagnosticsError) as info:
-        start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+        start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
     [diagnostic] = info.value.diagnostics
     assert diagnostic.code == "node/start-failed"
     assert "RuntimeError: boom" in diagnostic.message
@@ -202,8 +202,24 @@ def test_an_async_setup_is_awaited(home: Path, register: Callable[[str, str], Pa
     source = (project / "extension.py").read_text()
     (project / "extension.py").write_text(source.replace("def setup(ctx):",
                                                          "async def setup(ctx):"))
-    report = start_node(home, "echo", python=Path(sys.executable), timeout=20.0)
+    report = start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
     try:
         assert report.tools == ["echo", "sleep", "wait"]
     finally:
         stop_node(home, "echo")
+
+
+def test_a_node_that_never_answers_is_stopped_and_reported(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    project = register("echo-node", "echo")
+    (project / "extension.py").write_text(
+        "import time\n\n\ndef setup(ctx):\n    time.sleep(3600)\n")
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "echo", python=Path(sys.executable), timeout=1.0)
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.code == "node/start-failed"
+    assert diagnostic.message.startswith("node `echo` did not start: it did not answer "
+                                         "within 1 s")
+    assert read_registry(home)["echo"].path == project
+    assert list_nodes(home)[0]["running"] is False
+    assert not NodePaths(home, "echo").pid_file.exists()

@@ -68,6 +68,10 @@ def test_with_uv_on_path_it_uses_uv(project: Path, monkeypatch: pytest.MonkeyPat
     ("  \u00d7 No solution found when resolving dependencies:\n"
      "  \u2570\u2500\u25b6 Because nope was not found in the package registry, stop.\n",
      "Because nope was not found in the package registry, stop."),
+    ("error: No solution found when resolving dependencies\n"
+     "  cause: Because nope was not found in the package registry, stop.\n"
+     "         And because you require nope, your requirements are unsatisfiable.\n",
+     "Because nope was not found in the package registry, stop."),
     ("something odd\nthe last line\n", "the last line"),
     ("", "(no output)"),
 ])
