@@ -78,8 +78,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
                            collected=collected)
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
-    files = _derive_files(project, layout, checked)
-    manifest = Manifest.model_validate_json(files[_manifest_path(project)])
+    files, manifest = _derive_files(project, layout, checked)
     written = False
     if write and not is_output_current(project.output_dir, files):
         foreign = find_foreign_output(project)
@@ -138,7 +137,7 @@ def _manifest_path(project: ExtensionProject) -> str:
 
 def _derive_files(
     project: ExtensionProject, layout: SourceLayout, checked: CheckedSource
-) -> dict[str, bytes]:
+) -> tuple[dict[str, bytes], Manifest]:
     base = project.import_name
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
@@ -166,4 +165,4 @@ def _derive_files(
         "files": hashes,
     })
     files[_manifest_path(project)] = serialize_manifest(manifest).encode()
-    return files
+    return files, manifest
