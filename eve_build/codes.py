@@ -155,6 +155,29 @@ CODES: dict[str, str] = {
     "node/stale": "A node's socket or pid file outlived its process; they were removed.",
     "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
     "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
+    "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
+    "connection/env-missing": "A connection's URL or header needs an environment variable that "
+        "is not set.",
+    "connection/resolve-failed": "A connection could not be resolved at load (a dynamic resolve "
+        "raised or returned no connection).",
+    "connection/url-invalid": "A resolved connection URL is not an http(s) URL.",
+    "connection/unreachable": "Probing: the MCP server cannot be reached or did not answer in "
+        "time.",
+    "connection/auth-failed": "Probing: the MCP server refused the connection's credentials "
+        "(HTTP 401 or 403).",
+    "connection/not-mcp": "Probing: the server answered, but not as an MCP server.",
+    # consumer in real life (issue 11): upgrades, source-backed installs, per-mount env, add
+    "compat/built-with-newer-eve": "The extension was built by a newer eve-build than this one.",
+    "runtime/extension-changed": "An installed extension differs from the one the agent was "
+        "built against (upgraded, downgraded, rebuilt or removed).",
+    "add/target-not-found": "`eve add` was given a path or wheel that does not exist.",
+    "add/not-an-extension": "`eve add` was given something that is not an eve extension.",
+    "add/install-failed": "Installing the extension into the project's environment failed.",
+    "add/namespace-invalid": "The namespace `eve add` would mount under is not a valid name.",
+    "add/namespace-taken": "The namespace `eve add` would mount under is already a mount.",
+    "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
+    "add/build-failed": "The extension was added, but building the agent failed.",
     # engine: user code imported at build time, in worker processes under a time budget
     "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
         "of seconds.",

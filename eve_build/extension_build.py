@@ -23,6 +23,7 @@ from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
 from eve_build.output import generate
 from eve_build.output.writer import write_tree
 from eve_build.project.pyproject import ExtensionProject, parse_extension_project, read_pyproject
+from eve_build.project.roots import locate_extension_root
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import SourceLayout
 
@@ -64,7 +65,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     through the build cache unless `use_cache` is False; `workers` forces how many
     (None: one for a small extension, all cores for a large one). An output that would
     not change is not rewritten."""
-    project = locate_extension_project(root.resolve())
+    project = locate_extension_project(locate_extension_root(root))
     collected = Diagnostics()
     budget, found = read_import_timeout(project.import_timeout)
     if found:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import mcp as mcp_cli
 
 app = typer.Typer(
     name="eve",
@@ -26,6 +27,8 @@ dev.register(app)
 serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
+mcp_cli.register(app)
+add.register(app)
 
 
 def _version(value: bool) -> None:

@@ -50,9 +50,12 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
             "written": result.written,
             "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
                            for m in result.extensions],
+            "changes": list(result.changes),
             "diagnostics": summarize(result.warnings),
         })
         return
+    for change in result.changes:
+        echo(f"  changed: {change}")
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
@@ -76,11 +79,24 @@ def _print_plan(path: Path, json_output: bool) -> None:
 
 
 def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
-         json_output: bool = JSON_OPTION) -> None:
+         json_output: bool = JSON_OPTION,
+         probe: bool = typer.Option(False, "--probe", help="Also list the connections and the "
+                                    "tools each MCP server offers (loads the built agent)."),
+         show_config: bool = typer.Option(False, "--show-config",
+                                          help="Show config values given in mount files "
+                                               "(env values always show as their variable).")
+         ) -> None:
     """Compile the agent in memory (writes nothing) and show what it is made of."""
     from eve_build.consumer.info import describe_agent
 
-    data = run_core(lambda: describe_agent(path, agent), json_output=json_output)
+    def describe() -> dict[str, Any]:
+        if probe:
+            from eve_build.connections.report import describe_agent_probed
+
+            return describe_agent_probed(path, agent, show_config=show_config)
+        return describe_agent(path, agent, show_config=show_config)
+
+    data = run_core(describe, json_output=json_output)
     render_diagnostics(_diagnostics(data))
     if json_output:
         emit_json(data)
@@ -104,11 +120,29 @@ def _print_info(data: dict[str, Any]) -> None:
     echo(f"channels ({len(data['channels'])}):")
     for channel in data["channels"]:
         echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")
+    for connection in data.get("connections", []):  # with --probe
+        probe = connection.get("probe")
+        tools = (", ".join(probe["tools"]) or "-") if probe and probe["reachable"] else "-"
+        echo(f"connection {connection['name']} ({connection['kind']}): tools: {tools}")
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:
-        source = "workspace source" if ext["sourceBacked"] else "installed"
+        source = "source-backed" if ext["sourceBacked"] else "installed"
         echo(f"  {ext['mount']}: {ext['package']} {ext['version']} ({source}, built with "
              f"eve-build {ext['builtWithEve']})")
+        if ext["config"]:
+            echo("    config: " + ", ".join(f"{k}={_config_value(v)}"
+                                            for k, v in ext["config"].items()))
+    echo("hooks:" if data["hooks"] else "hooks: -")
+    for source, hooks in data["hooks"].items():
+        echo(f"  {source}: " + ", ".join(h["name"] for h in hooks))
+
+
+def _config_value(value: Any) -> str:
+    import json
+
+    if isinstance(value, dict) and set(value) == {"$env"}:
+        return f'env("{value["$env"]}")'
+    return value if value == "(hidden)" else json.dumps(value)
 
 
 def _diagnostics(data: dict[str, Any]) -> list[Any]:

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eve_build._version import __version__
+from eve_build.consumer.changes import derive_changes
 from eve_build.consumer.compile import Compilation, run_compilation
 from eve_build.consumer.compiled import (
     COMPILED_PATH,
     DIAGNOSTICS_PATH,
     CompiledAgent,
+    read_compiled,
     serialize_compiled,
 )
 from eve_build.consumer.members import MemberStatus
@@ -41,6 +43,7 @@ class BuildResult:
     warnings: tuple[Diagnostic, ...]
     extensions: tuple[MemberStatus, ...]  # the workspace's extensions: built or up to date
     written: bool  # False when compiled-agent.json was already exactly this
+    changes: tuple[str, ...] = ()  # mounted packages that changed since the last build
 
     @property
     def compiled_path(self) -> Path:
@@ -56,6 +59,7 @@ def build_agent(app_root: Path, agent: str | None = None, *,
         raise DiagnosticsError("cannot build the agent", result.diagnostics)
     root = result.app.root
     compiled, written = result.compiled, False
+    before = try_read_compiled(root)
     if compiled is not None:
         try:
             written = write_if_changed(root / COMPILED_PATH, serialize_compiled(compiled))
@@ -70,7 +74,16 @@ def build_agent(app_root: Path, agent: str | None = None, *,
         raise DiagnosticsError(f"cannot build the agent in `{root}`", result.diagnostics)
     return BuildResult(app_root=root, compiled=compiled,
                        warnings=tuple(result.diagnostics.warnings),
-                       extensions=tuple(result.members), written=written)
+                       extensions=tuple(result.members), written=written,
+                       changes=tuple(derive_changes(before, compiled)))
+
+
+def try_read_compiled(app_root: Path) -> CompiledAgent | None:
+    """The last published compiled agent, or None when there is none readable."""
+    try:
+        return read_compiled(app_root)
+    except (OSError, ValueError):
+        return None
 
 
 def serialize_diagnostics(result: Compilation, compiled: CompiledAgent | None) -> str:

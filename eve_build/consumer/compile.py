@@ -23,6 +23,11 @@ from eve_build.consumer.imports import loading_environment
 from eve_build.consumer.members import MemberStatus, prepare_members
 from eve_build.consumer.mounts import discover_mounts
 from eve_build.consumer.packages import locate_mounts
+from eve_build.consumer.sources import (
+    derive_imported_modules,
+    find_agent_mount_files,
+    find_installed_sources,
+)
 from eve_build.consumer.workspace import locate_workspace
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.consumer import ImportJob, import_in_worker
@@ -61,9 +66,12 @@ def run_compilation(start: Path, agent: str | None = None, *,
     scratch = contextlib.nullcontext(None) if write_members else tempfile.TemporaryDirectory(
         prefix="eve-info-")
     with scratch as folder:
-        members, found = prepare_members(workspace, app.root,
-                                         scratch=Path(folder) if folder else None,
-                                         use_cache=use_cache)
+        roots = [*(workspace.extension_members() if workspace else []),
+                 *find_installed_sources()]
+        members, found = prepare_members(
+            roots, app.root, scratch=Path(folder) if folder else None,
+            mounted=derive_imported_modules(find_agent_mount_files(app)),
+            use_cache=use_cache)
         result.members = members
         result.diagnostics.extend(found)
         if not result.diagnostics.has_errors:

@@ -3,7 +3,8 @@
 Current means: built by this eve-build, for the same name and version, with
 pyproject.toml not newer than the manifest, the same set of source files as
 discovery finds now, each with the content hash the manifest records, and every
-file of the output present. Hashes make this robust to checkouts that reset mtimes.
+file of the output present with that same hash (a hand-edited output is rebuilt).
+Hashes make this robust to checkouts that reset mtimes.
 """
 
 from __future__ import annotations
@@ -54,14 +55,30 @@ def explain_staleness(project: ExtensionProject) -> tuple[Manifest | None, str |
     if any(d.is_error for d in found) or set(layout.files) != set(manifest.files):
         return None, "source files were added or removed"
     package_dir = project.output_dir / project.import_name
-    for relative, digest in manifest.files.items():
+    unlike = find_files_unlike_manifest(manifest, project.source_dir,
+                                        package_dir / SOURCE_PACKAGE)
+    if unlike:
+        relative = unlike[0]
+        if _hash(project.source_dir / relative) != manifest.files[relative]:
+            return None, f"`{project.source}/{relative}` changed"
         if not (package_dir / SOURCE_PACKAGE / relative).is_file():
             return None, f"the output lacks `{relative}`"
-        if _hash(project.source_dir / relative) != digest:
-            return None, f"`{project.source}/{relative}` changed"
+        return None, f"the output's `{relative}` differs from its manifest hash (edited by hand?)"
     if not all((package_dir / name).is_file() for name in GENERATED_FILES):
         return None, "a generated file of the output is missing"
     return manifest, None
+
+
+def find_files_unlike_manifest(manifest: Manifest, source_dir: Path, output_dir: Path
+                               ) -> list[str]:
+    """The manifest's files whose source or output copy does not have the recorded hash.
+
+    The one comparison with the manifest's hashes: an edited source and a hand-edited
+    (or deleted) output file both make the output stale.
+    """
+    return sorted(relative for relative, digest in manifest.files.items()
+                  if _hash(source_dir / relative) != digest
+                  or _hash(output_dir / relative) != digest)
 
 
 def is_up_to_date(project: ExtensionProject) -> bool:

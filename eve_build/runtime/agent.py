@@ -26,8 +26,10 @@ from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
 from eve_build.runtime.surface import Resolver, Surface
+from eve_build.runtime.tools import resolve_tool
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
 
@@ -97,6 +99,19 @@ class Agent(LocalMethods):
             raise ToolNotFoundError(f"the agent has no subagent `{key}`",
                                     f"subagents: {known}")
         return self._surfaces[key]
+
+    async def aresolve_tool(self, name: str, *, subagent: str | None = None) -> Tool:
+        """The definition a call of `name` would run now (a dynamic tool is resolved; of a
+        dynamic tool resolving to several definitions, the first).
+
+        Raises ToolNotFoundError, or ToolCallError when a dynamic tool cannot resolve.
+        """
+        surface = self.surface(subagent)
+        entry = surface.tools.get(name)
+        if entry is None:
+            raise ToolNotFoundError(f"the agent has no tool `{name}`",
+                                    calls.suggest_tools(name, surface.tools))
+        return (await resolve_tool(entry, self._pool))[0]
 
     async def acall_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib.util
 import signal
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eve_build.serve.errors import serve_error
 from eve_build.serve.request import CHANNEL_TIMEOUT
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from eve_build.serve.app import Lifespan
     from eve_build.serve.generation import Host
 
@@ -77,16 +80,14 @@ def run_server(
     require_serve_extra()
     import uvicorn
 
-    from eve_build.serve.app import build_app
-
     sock = bind_socket(host, port)
     try:
         bound = sock.getsockname()
         url = f"http://{host}:{bound[1]}"
         announce = [_announce(url, on_ready)] if on_ready else []
-        app = build_app(root, environ=environ, channel_timeout=channel_timeout,
-                        lifespans=[*lifespans, *announce], host=generations,
-                        extensions=extensions)
+        app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
+                         lifespans=[*lifespans, *announce], host=generations,
+                         extensions=extensions)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
@@ -96,6 +97,17 @@ def run_server(
     finally:
         sock.close()
     return Served(url, caught[-1] if caught else None)
+
+
+def _build_app(root: Path, address: str, **options: Any) -> Starlette:
+    """The served app; with the MCP SDK installed, the agent's MCP server is at `/mcp`."""
+    if importlib.util.find_spec("mcp") is None:
+        from eve_build.serve.app import build_app
+
+        return build_app(root, **options)
+    from eve_build.mcp.http import create_app_with_mcp
+
+    return create_app_with_mcp(root, address=address, **options)
 
 
 def _announce(url: str, on_ready: Callable[[str], None]) -> Lifespan:

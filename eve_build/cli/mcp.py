@@ -1,0 +1,80 @@
+"""`eve mcp` (the agent as an MCP server on stdio) and `eve connections`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from eve_build.cli.agent import _diagnostics  # one reader of the JSON diagnostics
+from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.output import echo, emit_json, render_diagnostics, run_core
+
+PATH_OPTION = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`).")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `eve mcp` and `eve connections` to the root command."""
+    app.command("mcp")(mcp)
+    app.command("connections")(connections)
+
+
+def mcp(
+    subagent: str | None = typer.Option(None, "--subagent",
+                                        help="Serve this subagent's tools (its path)."),
+    path: Path = PATH_OPTION,
+    approve: bool = typer.Option(False, "--approve",
+                                 help="Approve every call of tools that ask for approval."),
+    extension: ExtensionPaths = None,
+) -> None:
+    """Serve the built agent's tools, skills and commands to an MCP client over stdio.
+
+    stdout carries only the protocol; logs and errors go to stderr.
+    """
+    from eve_build.mcp.stdio import serve_stdio
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    run_core(lambda: serve_stdio(path, subagent=subagent, approve=approve,
+                                 extensions=extension or ()))
+
+
+def connections(
+    path: Path = PATH_OPTION,
+    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    probe: bool = typer.Option(False, "--probe",
+                               help="Connect to each MCP server and list its tools."),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.1,
+                                  help="Seconds each probe may take."),
+) -> None:
+    """List the agent's connections (URL, kind, header names; never header values)."""
+    from eve_build.connections.report import describe_connections
+
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
+    data = run_core(lambda: describe_connections(path, probe=probe, timeout=timeout),
+                    json_output=json_output)
+    render_diagnostics(_diagnostics(data))
+    if json_output:
+        emit_json(data)
+    else:
+        _print(data["connections"])
+    if data["diagnostics"]["errors"]:
+        raise typer.Exit(1)
+
+
+def _print(rows: list[dict[str, Any]]) -> None:
+    echo(f"connections ({len(rows)}):")
+    for row in rows:
+        where = f"{row['subagent']}: " if row["subagent"] else ""
+        kind = row["kind"] or "?"
+        dynamic = " (dynamic)" if row["dynamic"] else ""
+        echo(f"  {where}{row['name']}  {kind}  {row['url'] or '-'}{dynamic}")
+        if row["headers"]:
+            echo(f"    headers: {', '.join(row['headers'])}")
+        if "probe" in row:
+            probe = row["probe"]
+            state = ("tools: " + (", ".join(probe["tools"]) or "-") if probe["reachable"]
+                     else f"unreachable: {probe['error']}")
+            echo(f"    {state}")
+

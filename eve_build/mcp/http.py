@@ -1,0 +1,74 @@
+"""The same MCP server over the streamable HTTP transport, as an ASGI app, and `eve serve`'s
+app with it mounted at `/mcp` (`create_app_with_mcp`).
+
+`create_mcp_http(agent, app_root)` gives the app (serving `path`, `/mcp` by default)
+and the lifespan its session manager needs. Run alone, `app` carries that lifespan
+itself; mounted inside another app (`eve serve`), add `routes` to it and enter
+`lifespan()` in its lifespan, because Starlette does not run a mounted app's lifespan.
+Loopback hosts get the SDK's DNS-rebinding protection (Host and Origin checked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from eve_build.errors import EveBuildError
+from eve_build.mcp.prompts import CommandSource
+from eve_build.mcp.server import create_mcp_server
+from eve_build.runtime.agent import Agent
+
+MCP_PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class McpHttp:
+    app: Starlette
+    routes: list[BaseRoute]
+    lifespan: Callable[[], AbstractAsyncContextManager[Any]]
+
+
+def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
+                    subagent: str | None = None, approve: bool = False, path: str = MCP_PATH,
+                    host: str = "127.0.0.1",
+                    commands: CommandSource | None = None) -> McpHttp:
+    """The agent's MCP server as a streamable HTTP ASGI app at `path`."""
+    server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
+                               commands=commands)
+    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    return McpHttp(app=app, routes=list(app.routes), lifespan=server.session_manager.run)
+
+
+def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "127.0.0.1",
+                        environ: Mapping[str, str] | None = None, **options: Any) -> Starlette:
+    """`eve_build.serve.create_app(root, ...)` with the agent's MCP server at `/mcp`
+    (what `eve serve` runs when the MCP SDK is installed).
+
+    The MCP server always serves the host's current generation, so `eve dev`'s swaps
+    reach MCP clients too; its session manager runs in the app's lifespan. `address` is
+    the one the app listens on: loopback ones get DNS-rebinding protection. `options`
+    go to `build_app` as they are.
+    """
+    from eve_build.serve.app import build_app
+
+    mounted: list[McpHttp] = []
+    lifespans = [*options.pop("lifespans", ()), lambda _app: mounted[0].lifespan()]
+    app = build_app(root, environ=environ, lifespans=lifespans, **options)
+    def current() -> Agent:
+        generation = app.state.host.current
+        if generation is None:  # `eve dev` before its first good build
+            raise EveBuildError("the agent has no good build yet",
+                                "fix the errors `eve dev` shows; the next good build is served")
+        agent: Agent = generation.agent
+        return agent
+
+    mcp = create_mcp_http(current, root, approve=approve, host=address)
+    mounted.append(mcp)
+    app.router.routes.extend(mcp.routes)  # routes are matched before the channels
+    return app

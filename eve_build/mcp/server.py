@@ -1,0 +1,97 @@
+"""One MCP server for one loaded agent (or one of its subagents), built on the SDK's
+low-level `Server`: tools, skill resources and command prompts, each handler a call
+into its own module. The transports (stdio.py, http.py) only run it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp import types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from eve_build._version import __version__
+from eve_build.mcp.prompts import (
+    AgentCommands,
+    CommandSource,
+    derive_mcp_prompts,
+    get_mcp_prompt,
+)
+from eve_build.mcp.resources import derive_mcp_resources, find_skill_files, read_skill_resource
+from eve_build.mcp.tools import call_mcp_tool, derive_mcp_tools
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.approval import ApprovalRequest, Approver
+
+SERVER_NAME = "eve"
+
+
+def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
+                      subagent: str | None = None, approve: bool = False,
+                      commands: CommandSource | None = None) -> Server[Any]:
+    """The agent as an MCP server; `approve` says yes to every approval request.
+
+    `agent` may be a callable giving the current agent (`eve serve` swaps generations):
+    every request then asks it.
+    """
+    if isinstance(agent, Agent):
+        agent.surface(subagent)  # an unknown subagent fails now, not at the first request
+    current: Callable[[], Agent] = agent if callable(agent) else lambda: agent
+    approver: Approver | None = _approve_all if approve else None
+    commands = commands if commands is not None else AgentCommands(current)
+
+    async def list_tools(_ctx: ServerRequestContext[Any],
+                         _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=await derive_mcp_tools(current(), subagent))
+
+    async def call_tool(ctx: ServerRequestContext[Any],
+                        params: types.CallToolRequestParams) -> types.CallToolResult:
+        async def progress(step: float, text: str) -> None:
+            await ctx.session.report_progress(step, None, text)
+
+        return await call_mcp_tool(current(), subagent, params.name, params.arguments,
+                                   approver=approver, progress=progress)
+
+    async def list_resources(_ctx: ServerRequestContext[Any],
+                             _params: types.PaginatedRequestParams | None,
+                             ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=derive_mcp_resources(
+            find_skill_files(current(), app_root, subagent)))
+
+    async def read_resource(_ctx: ServerRequestContext[Any],
+                            params: types.ReadResourceRequestParams,
+                            ) -> types.ReadResourceResult:
+        try:
+            skills = find_skill_files(current(), app_root, subagent)
+            return read_skill_resource(skills, str(params.uri))
+        except (LookupError, OSError) as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+
+    async def list_prompts(_ctx: ServerRequestContext[Any],
+                           _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=derive_mcp_prompts(commands.list_commands()))
+
+    async def get_prompt(_ctx: ServerRequestContext[Any],
+                         params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        try:
+            return await get_mcp_prompt(commands, params.name, params.arguments)
+        except LookupError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        except Exception as exc:  # a command raising is its error reply
+            raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
+
+    return Server(
+        SERVER_NAME, version=__version__,
+        instructions=f"Tools, skills and commands of the eve agent in `{app_root.name}`"
+                     + (f" (subagent `{subagent}`)" if subagent else ""),
+        on_list_tools=list_tools, on_call_tool=call_tool,
+        on_list_resources=list_resources, on_read_resource=read_resource,
+        on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+    )
+
+
+def _approve_all(_request: ApprovalRequest) -> bool:
+    return True

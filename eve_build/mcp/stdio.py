@@ -1,0 +1,42 @@
+"""`eve mcp`: the built agent as an MCP server over stdio.
+
+stdout carries nothing but the protocol: while the SDK's stdio transport serves, it
+points file descriptor 1 at stderr, so a tool's stray `print` or a child process
+cannot corrupt the stream; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from eve_build.mcp.sdk import require_sdk
+from eve_build.runtime.loader import load_agent
+
+
+def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
+                environ: Mapping[str, str] | None = None, extensions: Sequence[Path] = ()
+                ) -> None:
+    """Load the agent and serve it on stdin/stdout until the client closes the stream.
+
+    Local extensions load as for `eve call` (`extensions` are the `-e` paths); their
+    tools are MCP tools and their commands MCP prompts.
+
+    Raises DiagnosticsError (the SDK missing, the agent not loading) or
+    ToolNotFoundError (an unknown subagent) before anything is served.
+    """
+    require_sdk("`eve mcp`")
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from eve_build.mcp.server import create_mcp_server
+
+    with load_agent(app_root, environ=environ, extensions=extensions) as agent:
+        server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve)
+
+        async def run() -> None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream,
+                                 server.create_initialization_options())
+
+        anyio.run(run)

@@ -1,0 +1,103 @@
+"""The agent's tools as MCP tools: listing (names, schemas, descriptions) and calls.
+
+A call goes through `Agent.acall_tool`, the same host as `eve call`: the hook
+pipeline, approval, budgets and the mount's own config. Whatever stops a call
+(`blocked`, `refused`, `failed`) becomes an MCP error result whose text is the
+reason; the client never sees a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp import types
+
+from eve_build.errors import EveBuildError
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.approval import Approver
+from eve_build.runtime.tools import ToolCallError
+from eve_build.runtime.trace import logger
+
+Progress = Callable[[float, str], Awaitable[None]]
+"""Sends one progress notification: (step number, message)."""
+
+APPROVAL_REFUSED_HINT = ("this tool needs approval; an MCP client cannot be asked through "
+                         "eve, so start the server with `eve mcp --approve` to allow it")
+
+
+async def derive_mcp_tools(agent: Agent, subagent: str | None) -> list[types.Tool]:
+    """One MCP tool per agent tool, sorted; a dynamic tool that cannot resolve is left out."""
+    listed: list[types.Tool] = []
+    for name in agent.tools(subagent):
+        try:
+            tool = await agent.aresolve_tool(name, subagent=subagent)
+        except (ToolCallError, EveBuildError) as exc:
+            logger.warning("`%s` is not listed: %s", name, exc)
+            continue
+        if tool.input is None:
+            logger.warning("`%s` is not listed: it has no input model", name)
+            continue
+        output = tool.output.model_json_schema() if tool.output is not None else None
+        listed.append(types.Tool(name=name, description=tool.description or "",
+                                 input_schema=tool.input.model_json_schema(),
+                                 output_schema=output))
+    return listed
+
+
+async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
+                        arguments: dict[str, Any] | None, *, approver: Approver | None,
+                        progress: Progress | None = None) -> types.CallToolResult:
+    """Call one tool through the host; progress texts are sent in order before the result."""
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+    sender = asyncio.create_task(_send_progress(queue, progress))
+
+    def report(text: str) -> None:  # sync tools report from a worker thread: hand it over
+        loop.call_soon_threadsafe(queue.put_nowait, text)
+
+    try:
+        result = await agent.acall_tool(name, arguments or {}, subagent=subagent,
+                                        approver=approver, on_progress=report)
+    except EveBuildError as exc:  # an unknown tool or subagent
+        return error_result(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+    finally:
+        await asyncio.sleep(0)  # let texts queued by the worker thread land first
+        await queue.join()
+        sender.cancel()
+    if not result.ok:
+        reason = f"`{name}` {result.status}: {result.error}"
+        if result.status == "refused" and approver is None:
+            reason += f"\nhint: {APPROVAL_REFUSED_HINT}"
+        return error_result(reason)
+    return derive_result(result.value)
+
+
+def derive_result(value: Any) -> types.CallToolResult:
+    """The value as JSON text, and as structured content when it is an object."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    content = [types.TextContent(type="text", text=text)]
+    if isinstance(value, dict):
+        return types.CallToolResult(content=content, structured_content=value)
+    return types.CallToolResult(content=content)
+
+
+def error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)],
+                                is_error=True)
+
+
+async def _send_progress(queue: asyncio.Queue[str], progress: Progress | None) -> None:
+    step = 0
+    while True:
+        text = await queue.get()
+        step += 1
+        try:
+            if progress is not None:
+                await progress(step, text)
+        except Exception as exc:  # a gone client must not fail the call
+            logger.warning("progress was not sent: %s", exc)
+        finally:
+            queue.task_done()
