@@ -207,4 +207,7 @@ CODES: dict[str, str] = {
     "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
+    # models: field-level problems of config, input and output models (issue 14)
+    "model/name-undefined": "A field type of a model names something that is not defined.",
+    "model/default-invalid": "A field's default does not validate against the field's own type.",
 }

@@ -199,7 +199,7 @@ def _derive_files(
     has_config = checked.config_schema is not None
     files[f"{base}/__init__.py"] = generate.render_factory(project, has_config).encode()
     files[f"{base}/__init__.pyi"] = generate.render_factory_stub(
-        project, checked.stub_parameters).encode()
+        project, checked.stub_parameters, checked.stub_classes).encode()
     files[f"{base}/tools/__init__.py"] = generate.render_tools(project, checked.root_tools).encode()
     files[f"{base}/tools/__init__.pyi"] = generate.render_tools_stub(checked.root_tools).encode()
     files[f"{base}/py.typed"] = b""

@@ -55,6 +55,11 @@ def is_model(value: object) -> bool:
 def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple[Record, list[
     Diagnostic
 ]]:
+    from eve_build.load.fields import find_invalid_defaults, find_undefined_name
+
+    undefined = find_undefined_name(model, where.file, where.line, "model/name-undefined")
+    if undefined is not None:
+        return {}, [undefined]
     try:
         schema = model.model_json_schema()
     except Exception as exc:
@@ -68,7 +73,7 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
                                 f"JSON: {describe_message(exc, 200)}",
                                 "keep `json_schema_extra` to JSON values (no objects, sets or "
                                 "NaN)")]
-    return schema, []
+    return schema, find_invalid_defaults(model, where.file, where.line, "model/default-invalid")
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:
