@@ -66,17 +66,16 @@ def _tree_rss_kb(pid: int) -> int:
 
 def run_once(argv: list[str], cwd: Path, env: dict[str, str]) -> Run:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, _tree_rss_kb(process.pid))
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
-    assert process.stderr is not None
-    errors = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
+    with tempfile.TemporaryFile() as log:  # a file, not a pipe: a chatty build cannot block
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=log)
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, _tree_rss_kb(process.pid))
+            time.sleep(0.02)
+        wall = time.perf_counter() - start
+        log.seek(0)
+        errors = log.read().decode(errors="replace")[-4000:]
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed in {cwd}:\n{errors}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

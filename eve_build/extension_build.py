@@ -91,8 +91,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
-    files = _derive_files(project, layout, checked)
-    manifest = Manifest.model_validate_json(files[_manifest_path(project)])
+    files, manifest = _derive_files(project, layout, checked)
     written = False
     if write and not is_output_current(project.output_dir, files):
         foreign = find_foreign_output(project)
@@ -189,7 +188,7 @@ def _manifest_path(project: ExtensionProject) -> str:
 
 def _derive_files(
     project: ExtensionProject, layout: SourceLayout, checked: CheckedSource
-) -> dict[str, bytes]:
+) -> tuple[dict[str, bytes], Manifest]:
     base = project.import_name
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
@@ -217,4 +216,4 @@ def _derive_files(
         "files": hashes,
     })
     files[_manifest_path(project)] = serialize_manifest(manifest).encode()
-    return files
+    return files, manifest

@@ -61,7 +61,11 @@ def derive_modules(layout: SourceLayout, project: ExtensionProject) -> list[tupl
 
 
 def derive_worker_count(misses: int, cores: int | None = None) -> int:
-    cores = cores if cores is not None else (os.cpu_count() or 1)
+    """Workers for `misses` modules: one below 2 * MODULES_PER_WORKER, else up to the
+    cores this process may run on."""
+    if cores is None:
+        affinity = getattr(os, "sched_getaffinity", None)
+        cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
     if misses < 2 * MODULES_PER_WORKER:
         return 1 if misses else 0
     return max(1, min(cores, misses // MODULES_PER_WORKER))

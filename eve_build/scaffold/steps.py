@@ -124,7 +124,10 @@ def install_environment(runner: Runner, target: Path, name: str, *,
     checkout = try_locate_checkout()
     with tempfile.TemporaryDirectory(prefix="eve-build-wheel-") as scratch:
         if checkout is not None:
-            source, origin = str(checkout), f"its source checkout `{checkout}`"
+            from eve_build.hatch.checkout import build_checkout_wheel
+
+            source = str(build_checkout_wheel(checkout, Path(scratch)))
+            origin = f"its source checkout `{checkout}`"
         else:
             source, origin = str(write_installed_wheel(Path(scratch))), "its installed files"
         run_step(runner, f"installing eve-build{tool}", [*install, source], target, report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -201,9 +202,12 @@ def test_install_creates_a_venv_with_this_eve_build(tmp_path: Path) -> None:
     python = str(root / ".venv" / "bin" / "python")
     checkout = try_locate_checkout()
     assert checkout is not None, "these tests run from eve-build's source checkout"
+    wheel = runner.calls[1][0][-1]  # built from the checkout by hatchling, in-process
+    assert re.search(rf"eve-build-wheel-[^/]+/eve_build-{re.escape(__version__)}-py3-none-any"
+                     r"\.whl$", wheel)
     assert runner.calls == [
         ([sys.executable, "-m", "venv", ".venv"], root),
-        ([python, "-m", "pip", "install", "-q", str(checkout)], root),
+        ([python, "-m", "pip", "install", "-q", wheel], root),
         ([python, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]"], root),
     ]
     assert result.steps == [

@@ -4,7 +4,7 @@ installer's first error line when a step fails."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,6 @@ from eve_build.cli.steps import make_step_printer
 from eve_build.errors import EveBuildError
 from eve_build.scaffold.init import init_extension
 from eve_build.scaffold.steps import find_first_error_line
-from eve_build.scaffold.toolchain import try_locate_checkout
 from tests.scaffold.helpers import FakeRunner
 
 UV = "/opt/tools/uv"
@@ -26,9 +25,11 @@ def test_install_uses_uv_when_it_is_given(tmp_path: Path) -> None:
     result = init_extension("demo", tmp_path, git=False, runner=runner, uv=UV)
 
     python = str(tmp_path.resolve() / ".venv" / "bin" / "python")
+    wheel = runner.argvs[1][-1]
+    assert wheel.endswith("-py3-none-any.whl")
     assert runner.argvs == [
         [UV, "venv", "--quiet", "--python", sys.executable, ".venv"],
-        [UV, "pip", "install", "--quiet", "--python", python, str(try_locate_checkout())],
+        [UV, "pip", "install", "--quiet", "--python", python, wheel],
         [UV, "pip", "install", "--quiet", "--python", python, "--no-build-isolation", "-e",
          ".[test]"],
     ]
@@ -65,11 +66,15 @@ def test_each_step_is_reported_as_it_starts_and_ends(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("build_calls")
 def test_a_failed_install_quotes_the_installers_first_error_line(tmp_path: Path) -> None:
-    python = str(tmp_path.resolve() / ".venv" / "bin" / "python")
-    checkout = str(try_locate_checkout())
     output = ("Processing ./x\nERROR: Could not find a version that satisfies the requirement "
               "pydantic>=2.6\nERROR: No matching distribution found for pydantic>=2.6\n")
-    runner = FakeRunner(answers={(python, "-m", "pip", "install", "-q", checkout): (1, output)})
+
+    class FailingWheelInstall(FakeRunner):
+        def __call__(self, argv: Sequence[str], cwd: Path) -> tuple[int, str]:
+            code, text = super().__call__(argv, cwd)
+            return (1, output) if str(argv[-1]).endswith(".whl") else (code, text)
+
+    runner = FailingWheelInstall()
     events: list[tuple[str, str]] = []
 
     with pytest.raises(EveBuildError) as caught:
