@@ -89,8 +89,13 @@ def test_a_failed_isolated_build_says_where_eve_build_comes_from(
 
     assert "  ERROR No matching distribution found for eve-build==0.1.0" in caught.value.message
     assert caught.value.hint == ISOLATED_HINT
-    assert calls == [derive_build_command(root.resolve(), root.resolve() / "dist", isolation=True)]
+    # `python -m build` writes into a hidden staging folder of dist/, removed on failure
+    staging = Path(calls[0][calls[0].index("--outdir") + 1])
+    assert staging.parent == root.resolve() / "dist"
+    assert staging.name.startswith(".eve-pack-")
+    assert calls == [derive_build_command(root.resolve(), staging, isolation=True)]
     assert "--no-isolation" not in calls[0]
+    assert list((root / "dist").iterdir()) == []
 
 
 def test_a_wheel_without_a_manifest_is_not_an_extension_wheel(tmp_path: Path) -> None:
