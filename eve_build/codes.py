@@ -167,6 +167,25 @@ CODES: dict[str, str] = {
     "connection/auth-failed": "Probing: the MCP server refused the connection's credentials "
         "(HTTP 401 or 403).",
     "connection/not-mcp": "Probing: the server answered, but not as an MCP server.",
+    # consumer in real life (issue 11): upgrades, source-backed installs, per-mount env, add
+    "compat/built-with-newer-eve": "The extension was built by a newer eve-build than this one.",
+    "runtime/extension-changed": "An installed extension differs from the one the agent was "
+        "built against (upgraded, downgraded, rebuilt or removed).",
+    "add/target-not-found": "`eve add` was given a path or wheel that does not exist.",
+    "add/not-an-extension": "`eve add` was given something that is not an eve extension.",
+    "add/install-failed": "Installing the extension into the project's environment failed.",
+    "add/namespace-invalid": "The namespace `eve add` would mount under is not a valid name.",
+    "add/namespace-taken": "The namespace `eve add` would mount under is already a mount.",
+    "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
+    "add/build-failed": "The extension was added, but building the agent failed.",
+    # engine: user code imported at build time, in worker processes under a time budget
+    "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
+        "of seconds.",
+    "engine/import-timeout": "Importing a module took longer than the import budget; it was "
+        "stopped.",
+    "engine/worker-crashed": "The build worker died while importing a module (a crash, "
+        "`os._exit`).",
+    "engine/stray-thread": "Importing a module left a non-daemon thread running.",
     # reliability: the last resort and bounded input (issue 10, docs/reliability.md)
     "discover/symlink-broken": "A symlink loops, leads to its own folder or points to nothing.",
     "discover/tree-too-deep": "A folder is nested deeper than discovery follows (100).",

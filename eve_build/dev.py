@@ -36,6 +36,7 @@ class Generation:
     rebuilt: tuple[str, ...] = ()  # workspace extensions built in this round
     diagnostics: tuple[Diagnostic, ...] = ()
     changed: tuple[str, ...] = ()  # the changed paths that triggered it, relative
+    upgrades: tuple[str, ...] = ()  # mounted packages that changed since the last build
 
 
 @dataclass(frozen=True)
@@ -72,16 +73,22 @@ class DevSession:
                                     changed=shown)
         else:
             rebuilt = tuple(m.name for m in result.extensions if m.state == "built")
-            generation = Generation(number, True, rebuilt, tuple(result.warnings), shown)
+            generation = Generation(number, True, rebuilt, tuple(result.warnings), shown,
+                                    result.changes)
         self.history.append(generation)
         return generation
 
     def watched_paths(self) -> list[Path]:
-        """The app folder and every workspace member folder."""
+        """The app folder, every workspace member folder and every extension project
+        installed from a path or editable."""
+        from eve_build.consumer.app import try_find_app_root
         from eve_build.consumer.workspace import locate_workspace
 
-        paths = [self.app_root.resolve()]
-        workspace, _ = locate_workspace(self.app_root.resolve())
+        root = try_find_app_root(self.app_root.resolve()) or self.app_root.resolve()
+        from eve_build.consumer.sources import find_installed_sources
+
+        paths = [root, *find_installed_sources()]  # path and editable installs too
+        workspace, _ = locate_workspace(root)
         if workspace is not None:
             paths.extend(m.resolve() for m in workspace.members)
         return sorted(set(paths))

@@ -25,6 +25,7 @@ from eve_build.extension_build import BuildResult, build_extension
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
 from eve_build.process import Runner, derive_output_tail, run_subprocess
 from eve_build.project.package_files import find_root_links_outside
+from eve_build.project.roots import locate_extension_root
 
 ISOLATED_HINT = (
     "an isolated build installs the pinned `eve-build` from an index: pass `--no-isolation` "
@@ -127,7 +128,7 @@ def pack_extension(
         DiagnosticsError: the extension does not build (nothing is packed).
         EveBuildError: the `build` frontend is missing or failed.
     """
-    root = root.resolve()
+    root = locate_extension_root(root)  # the nearest `[tool.eve.extension]` project upward
     outside = find_root_links_outside(root)
     if outside:
         raise DiagnosticsError("cannot pack extension", outside)

@@ -18,8 +18,8 @@ from tests.conftest import FIXTURES, copy_fixture_tree
 
 
 def _app(tmp_path: Path) -> Path:
-    root = tmp_path / "one-mount"
-    copy_fixture_tree(FIXTURES / "apps" / "one-mount", root)
+    root = tmp_path / "directory-mount"  # mounts both extensions
+    copy_fixture_tree(FIXTURES / "apps" / "directory-mount", root)
     for name in ("acme-crm", "gizmo"):
         copy_fixture_tree(FIXTURES / "extensions" / name, root / "packages" / name)
     return root
@@ -146,3 +146,17 @@ def test_eve_dev_on_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
 def test_a_source_folder_named_build_inside_the_agent_is_watched() -> None:
     assert is_source_change(Path("agent/tools/build/deploy.py"))
     assert not is_source_change(Path("build/eve/x.py"))
+
+
+def test_a_round_after_an_upgrade_rebuilds_and_says_what_changed(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    session = DevSession(root)
+    assert session.build().upgrades == ()
+    pyproject = root / "packages" / "gizmo" / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "1.0.0"', 'version = "1.1.0"'))
+
+    generation = session.build({pyproject})
+
+    assert generation.ok
+    assert generation.rebuilt == ("gizmo",)
+    assert generation.upgrades == ("gizmo 1.0.0 -> 1.1.0: no change to its surface",)

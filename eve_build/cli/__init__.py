@@ -11,7 +11,7 @@ import sys
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
 from eve_build.cli.guard import guard_commands
 from eve_build.cli.output import divert_process_stdout
@@ -32,6 +32,7 @@ serve.register(app)
 local.register(app, extension.app)
 trust.register(app)
 mcp_cli.register(app)
+add.register(app)
 
 
 def _version(value: bool) -> None:

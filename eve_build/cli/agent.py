@@ -14,6 +14,11 @@ AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agen
 PATH_OPTION = typer.Option(Path(), "--path", help="The app root (holds `agent/`) or workspace "
                            "root.")
 JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Build extensions without the build "
+                               "cache (EVE_CACHE_DIR).")
+PLAN_OPTION = typer.Option(False, "--plan", help="Print the workspace build plan (each "
+                           "extension: stale or fresh and why, input hash, dependents); build "
+                           "nothing.")
 
 
 def register(app: typer.Typer) -> None:
@@ -23,13 +28,18 @@ def register(app: typer.Typer) -> None:
 
 
 def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
-          json_output: bool = JSON_OPTION) -> None:
+          json_output: bool = JSON_OPTION, no_cache: bool = NO_CACHE_OPTION,
+          plan: bool = PLAN_OPTION) -> None:
     """Build the workspace's extensions and compile the agent into `.eve/`."""
+    if plan:
+        _print_plan(path, json_output)
+        return
     from eve_build.consumer.build import build_agent
     from eve_build.consumer.compiled import walk_trees
     from eve_build.diagnostics import summarize
 
-    result = run_core(lambda: build_agent(path, agent), json_output=json_output)
+    result = run_core(lambda: build_agent(path, agent, use_cache=not no_cache),
+                      json_output=json_output)
     render_diagnostics(result.warnings)
     root = result.compiled.root
     if json_output:
@@ -40,9 +50,12 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
             "written": result.written,
             "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
                            for m in result.extensions],
+            "changes": list(result.changes),
             "diagnostics": summarize(result.warnings),
         })
         return
+    for change in result.changes:
+        echo(f"  changed: {change}")
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
@@ -52,10 +65,26 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
          f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
 
 
+def _print_plan(path: Path, json_output: bool) -> None:
+    from eve_build.engine.plan import derive_plan
+
+    data = run_core(lambda: derive_plan(path), json_output=json_output)
+    if json_output:
+        emit_json(data)
+        return
+    for ext in data["extensions"]:
+        why = f" ({ext['reason']})" if ext["reason"] else ""
+        echo(f"{ext['dir']}: {ext['state']}{why}")
+    echo(f"{len(data['matrix']['include'])} of {len(data['extensions'])} extensions to build")
+
+
 def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
          json_output: bool = JSON_OPTION,
          probe: bool = typer.Option(False, "--probe", help="Also list the connections and the "
-                                    "tools each MCP server offers (loads the built agent).")
+                                    "tools each MCP server offers (loads the built agent)."),
+         show_config: bool = typer.Option(False, "--show-config",
+                                          help="Show config values given in mount files "
+                                               "(env values always show as their variable).")
          ) -> None:
     """Compile the agent in memory (writes nothing) and show what it is made of."""
     from eve_build.consumer.info import describe_agent
@@ -64,8 +93,8 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
         if probe:
             from eve_build.connections.report import describe_agent_probed
 
-            return describe_agent_probed(path, agent)
-        return describe_agent(path, agent)
+            return describe_agent_probed(path, agent, show_config=show_config)
+        return describe_agent(path, agent, show_config=show_config)
 
     data = run_core(describe, json_output=json_output)
     render_diagnostics(_diagnostics(data))
@@ -97,9 +126,23 @@ def _print_info(data: dict[str, Any]) -> None:
         echo(f"connection {connection['name']} ({connection['kind']}): tools: {tools}")
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:
-        source = "workspace source" if ext["sourceBacked"] else "installed"
+        source = "source-backed" if ext["sourceBacked"] else "installed"
         echo(f"  {ext['mount']}: {ext['package']} {ext['version']} ({source}, built with "
              f"eve-build {ext['builtWithEve']})")
+        if ext["config"]:
+            echo("    config: " + ", ".join(f"{k}={_config_value(v)}"
+                                            for k, v in ext["config"].items()))
+    echo("hooks:" if data["hooks"] else "hooks: -")
+    for source, hooks in data["hooks"].items():
+        echo(f"  {source}: " + ", ".join(h["name"] for h in hooks))
+
+
+def _config_value(value: Any) -> str:
+    import json
+
+    if isinstance(value, dict) and set(value) == {"$env"}:
+        return f'env("{value["$env"]}")'
+    return value if value == "(hidden)" else json.dumps(value)
 
 
 def _diagnostics(data: dict[str, Any]) -> list[Any]:

@@ -81,6 +81,8 @@ def show(session: DevSession, generation: Generation, problems: list[Diagnostic]
     elif generation.ok:
         rebuilt = f"; rebuilt {', '.join(generation.rebuilt)}" if generation.rebuilt else ""
         served = "; serving it" if serving else ""
+        for upgrade in generation.upgrades:
+            echo(f"  changed: {upgrade}")
         echo(f"generation {generation.number} ready{changed}{rebuilt}{served}")
     else:
         keeping = f"; keeping generation {kept.number}" if kept else "; no good generation yet"

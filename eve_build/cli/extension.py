@@ -22,12 +22,14 @@ def init(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""
+    from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
 
     target = directory if directory is not None else Path(name)
     echo_err(f"Creating {name} in {_shown(target)}...")
+    report = make_step_printer()
     result = run_core(lambda: init_extension(
-        name, target, install=not no_install, git=not no_git, force=force
+        name, target, install=not no_install, git=not no_git, force=force, report=report
     ))
     echo(f"Created {name} in {_shown(result.target)}")
     for step in result.steps:
@@ -41,11 +43,14 @@ def init(
 def build(
     path: Path = typer.Option(Path(), "--path", help="The extension package root."),
     json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Import every module; neither "
+                                  "read nor write the build cache."),
 ) -> None:
     """Build the extension into its output folder (default build/eve/), atomically."""
     from eve_build.extension_build import build_extension
 
-    result = run_core(lambda: build_extension(path), json_output=json_output)
+    result = run_core(lambda: build_extension(path, use_cache=not no_cache),
+                      json_output=json_output)
     render_diagnostics(result.warnings)
     if json_output:
         emit_json({

@@ -68,7 +68,8 @@ def _order(diagnostic: Diagnostic) -> tuple[str, str]:
 
 def describe_agent_probed(app_root: Path, agent: str | None = None, *,
                           environ: Mapping[str, str] | None = None,
-                          timeout: float = PROBE_TIMEOUT) -> dict[str, Any]:
+                          timeout: float = PROBE_TIMEOUT,
+                          show_config: bool = False) -> dict[str, Any]:
     """`eve info` plus `connections`, each MCP one with the tools its server lists.
 
     The info is compiled in memory as always; the probe loads the built agent, whose
@@ -77,7 +78,7 @@ def describe_agent_probed(app_root: Path, agent: str | None = None, *,
     from eve_build.consumer.app import locate_app
     from eve_build.consumer.info import describe_agent
 
-    info = describe_agent(app_root, agent)
+    info = describe_agent(app_root, agent, show_config=show_config)
     app, _ = locate_app(app_root, agent)
     if info["status"] != "ready" or app is None:
         return info

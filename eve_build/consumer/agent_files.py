@@ -16,14 +16,18 @@ from eve_build import slots
 from eve_build.consumer.app import App
 from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.consumer.mounts import MountSite
-from eve_build.consumer.overrides import Override, load_override, load_skill_override
+from eve_build.consumer.override_files import load_root_overrides, load_subagent_override
+from eve_build.consumer.overrides import (
+    Override,
+    load_override,
+    load_skill_override,
+)
 from eve_build.consumer.resolve import dotted, read_instructions
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.load import checks
 from eve_build.load.checks import Where
 from eve_build.load.contributions import check_contributions
 from eve_build.load.importer import LoadedModules, find_assignment_line, import_modules
-from eve_build.naming import split_qualified
 from eve_build.sdk.definitions import Agent, Hook, Instructions, derive_kind
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import AgentTree
@@ -45,6 +49,8 @@ class AgentFiles:
     overrides: dict[str, list[Override]] = field(default_factory=dict)  # by mount path
     hooks: dict[str, list[CompiledContribution]] = field(default_factory=dict)  # additive
     instructions: dict[str, list[CompiledInstructions]] = field(default_factory=dict)
+    subagent_overrides: dict[str, dict[str, list[Override]]] = field(default_factory=dict)
+    # by mount path, then the subagent's local name (`reviewer`)
 
 
 def discover_directory_mounts(sites: list[MountSite], app: App
@@ -88,9 +94,13 @@ def derive_agent_modules(tree: AgentTree, directories: list[DirectoryMount]) -> 
         paths.extend(e.path for e in (*node.modules, *node.overrides))
         if node.instructions and node.instructions.endswith(".py"):
             paths.append(node.instructions)
+    for override in tree.subagent_overrides:
+        paths.extend(e.path for e in override.modules)
     for directory in directories:
         node = directory.tree
         paths.extend(f"{directory.relative}/{e.path}" for e in node.modules)
+        for override in node.subagent_overrides:
+            paths.extend(f"{directory.relative}/{e.path}" for e in override.modules)
         if node.instructions and node.instructions.endswith(".py"):
             paths.append(f"{directory.relative}/{node.instructions}")
     return list(dict.fromkeys(paths))
@@ -118,34 +128,15 @@ def load_agent_files(app: App, tree: AgentTree, directories: list[DirectoryMount
             ))
     mounted: dict[tuple[str, str], str] = {
         (s.tree_path, s.namespace): s.mount_path for s in sites if s.parent is None}
-    for node in tree.walk():
-        for entry in node.overrides:
-            found.extend(_root_override(app, node, entry.slot, entry.name, entry.path, loaded,
-                                        mounted, files))
+    found.extend(load_root_overrides(app, tree, loaded, mounted, files))
     for directory in directories:
         found.extend(_directory(app, directory, loaded, files))
+        for override in directory.tree.subagent_overrides:
+            found.extend(load_subagent_override(
+                app, override, f"{directory.relative}/", directory.site.mount_path,
+                str(override.name), loaded, files, "directory-override"))
     return files, found
 
-
-def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, path: str,
-                   loaded: LoadedModules, mounted: dict[tuple[str, str], str],
-                   files: AgentFiles) -> list[Diagnostic]:
-    shown = f"{app.display}{path}"
-    namespace, name = split_qualified(qualified) or ("", "")
-    mount_path = mounted.get((node.path, namespace))
-    if mount_path is None:
-        return [error(
-            "agent/override-namespace-unknown", shown,
-            f"`{shown}` is named like an override of `{qualified}`, but nothing is mounted "
-            f"under the namespace `{namespace}`" + (f" in `{node.path}`" if node.path else ""),
-            f"mount it in `{app.display}{node.prefix}extensions/{namespace}.py`, or rename the "
-            "file: `__` is reserved as the mount separator",
-        )]
-    override, found = load_override(slot, name, path, loaded.modules.get(path), shown=shown,
-                                    source="root-override")
-    if override is not None:
-        files.overrides.setdefault(mount_path, []).append(override)
-    return found
 
 
 def _directory(app: App, directory: DirectoryMount, loaded: LoadedModules,

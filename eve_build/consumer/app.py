@@ -16,6 +16,7 @@ from pathlib import Path
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import UsageError
+from eve_build.project.pyproject import PYPROJECT
 
 AGENT_DIRECTORY = "agent"
 AGENTS_DIRECTORY = "agents"
@@ -49,6 +50,36 @@ def is_app_root(directory: Path) -> bool:
     ).is_file()
 
 
+def try_find_app_root(start: Path) -> Path | None:
+    """The app root at or above `start`, like git finds its repository.
+
+    The nearest folder holding `agent/` that is `start` itself, holds the `agent/` that
+    `start` is inside, has a pyproject.toml beside it or is `agents/<name>/` of a
+    workspace; else the nearest flat app (`instructions.md` and a pyproject.toml, or
+    `start` itself). A folder named `agent/` is never an app root of its own, so running
+    inside `agent/` never creates `agent/.eve/`. None at a workspace root with several
+    agents, or when there is no app. An extension's source root (it has `extension.py`)
+    is not a flat app.
+    """
+    for folder in (start, *start.parents):
+        agent_dir = folder / AGENT_DIRECTORY
+        if agent_dir.is_dir() and (
+            folder == start or start.is_relative_to(agent_dir)
+            or (folder / PYPROJECT).is_file() or folder.parent.name == AGENTS_DIRECTORY
+        ):
+            return folder
+        if is_flat_app(folder) and (folder == start or (folder / PYPROJECT).is_file()):
+            return folder
+        if find_workspace_agents(folder):
+            return None
+    return None
+
+
+def is_flat_app(folder: Path) -> bool:
+    return ((folder / slots.INSTRUCTIONS_MARKDOWN).is_file() and folder.name != AGENT_DIRECTORY
+            and not (folder / slots.EXTENSION_MODULE).is_file())
+
+
 def find_workspace_agents(root: Path) -> list[str]:
     """The agent names under `agents/`, sorted."""
     folder = root / AGENTS_DIRECTORY
@@ -63,9 +94,11 @@ def locate_app(start: Path, agent: str | None = None) -> tuple[App | None, list[
     start = start.resolve()
     if agent is not None:
         return _locate_named(start, agent), []
-    if is_app_root(start):
-        folder = start / AGENT_DIRECTORY
-        return App(root=start, agent_dir=folder if folder.is_dir() else start), []
+    found = try_find_app_root(start)
+    if found is not None:
+        folder = found / AGENT_DIRECTORY
+        return App(root=found, agent_dir=folder if folder.is_dir() else found), []
+    start = next((f for f in (start, *start.parents) if find_workspace_agents(f)), start)
     agents = find_workspace_agents(start)
     if agents:
         raise UsageError(

@@ -9,7 +9,7 @@ package hooks before the hooks added beside its directory mount.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ from eve_build.consumer.resolve import (
     dotted,
     find_draft,
 )
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.consumer.upgrades import derive_manifest_hash
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.manifest import Manifest
 from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE
@@ -81,22 +82,25 @@ def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles
         manifest, namespace=site.namespace, mount_path=site.mount_path, file=site.shown,
         module=site.module, source_backed=located.source_backed, config=mount.config.data,
         parent_mount=site.parent.mount_path if site.parent else None,
+        manifest_hash=derive_manifest_hash(located.package_dir),
     )
     return add_mount(draft, compiled, manifest, located.package_dir,
                      overrides=files.overrides.get(site.mount_path, []),
                      hooks=files.hooks.get(site.mount_path, []),
-                     instructions=files.instructions.get(site.mount_path, []))
+                     instructions=files.instructions.get(site.mount_path, []),
+                     subagent_overrides=files.subagent_overrides.get(site.mount_path, {}))
 
 
 def derive_compiled_mount(manifest: Manifest, *, namespace: str, mount_path: str, file: str,
                           module: str, source_backed: bool, config: dict[str, Any],
-                          parent_mount: str | None = None) -> CompiledMount:
+                          parent_mount: str | None = None, manifest_hash: str = ""
+                          ) -> CompiledMount:
     """The compiled record of one mount of the package `manifest` describes."""
     package = manifest.package
     return CompiledMount(
         namespace=namespace, mount_path=mount_path, file=file, module=module,
         package=package.name, import_name=package.import_name, version=package.version,
-        built_with_eve=manifest.built_with_eve,
+        manifest_hash=manifest_hash, built_with_eve=manifest.built_with_eve,
         requires={k: int(v) for k, v in manifest.requires.items()},
         source_backed=source_backed, config=config, config_schema=manifest.config,
         parent_mount=parent_mount,
@@ -105,7 +109,9 @@ def derive_compiled_mount(manifest: Manifest, *, namespace: str, mount_path: str
 
 def add_mount(draft: TreeDraft, mount: CompiledMount, manifest: Manifest, package_dir: Path, *,
               overrides: Sequence[Override] = (), hooks: Sequence[CompiledContribution] = (),
-              instructions: Sequence[CompiledInstructions] = ()) -> list[Diagnostic]:
+              instructions: Sequence[CompiledInstructions] = (),
+              subagent_overrides: Mapping[str, Sequence[Override]] | None = None,
+              ) -> list[Diagnostic]:
     """Add one mount's contributions (prefixed, overridden), instructions, subagents and
     states to `draft`; `package_dir` is the import package (`.../acme_crm`).
 
@@ -127,10 +133,34 @@ def add_mount(draft: TreeDraft, mount: CompiledMount, manifest: Manifest, packag
     for slot in ITEM_SLOTS:
         draft.items[slot.directory].extend(items[slot.directory])
     draft.instructions.extend([*derive_instructions(record, origin, found), *instructions])
-    draft.subagents.extend(derive_subagents(record, origin, draft.path, found, prefixed=True))
+    subagents = derive_subagents(record, origin, draft.path, found, prefixed=True)
+    found.extend(apply_subagent_overrides(subagents, subagent_overrides or {}, mount))
+    draft.subagents.extend(subagents)
     draft.mounts.append(mount)
     draft.states.extend(derive_states(record, mount_path=mount.mount_path,
                                       package=mount.package))
+    return found
+
+
+def apply_subagent_overrides(subagents: Sequence[TreeDraft],
+                             overrides: Mapping[str, Sequence[Override]], mount: CompiledMount
+                             ) -> list[Diagnostic]:
+    """Apply override folders to the mount's top-level subagents (by local name)."""
+    found: list[Diagnostic] = []
+    by_local = {(d.name or "").removeprefix(f"{mount.namespace}__"): d for d in subagents}
+    for local, items in overrides.items():
+        draft = by_local.get(local)
+        if draft is None:
+            known = ", ".join(f"`{n}`" for n in sorted(by_local)) or "none"
+            found.extend(warning(
+                "mount/override-unknown", o.file,
+                f"`{o.file}` overrides something of the subagent `{local}` of the mount "
+                f"`{mount.namespace}`, but `{mount.package}` has no subagent of that name; it "
+                "is ignored", f"the subagents of `{mount.namespace}` are: {known}", line=o.line,
+            ) for o in items)
+            continue
+        found.extend(apply_overrides(draft.items, list(items), namespace=mount.namespace,
+                                     package=mount.package))
     return found
 
 

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eve_build._version import __version__
+from eve_build.consumer.changes import derive_changes
 from eve_build.consumer.compile import Compilation, run_compilation
 from eve_build.consumer.compiled import (
     COMPILED_PATH,
     DIAGNOSTICS_PATH,
     CompiledAgent,
+    read_compiled,
     serialize_compiled,
 )
 from eve_build.consumer.members import MemberStatus
@@ -41,19 +43,23 @@ class BuildResult:
     warnings: tuple[Diagnostic, ...]
     extensions: tuple[MemberStatus, ...]  # the workspace's extensions: built or up to date
     written: bool  # False when compiled-agent.json was already exactly this
+    changes: tuple[str, ...] = ()  # mounted packages that changed since the last build
 
     @property
     def compiled_path(self) -> Path:
         return self.app_root / COMPILED_PATH
 
 
-def build_agent(app_root: Path, agent: str | None = None) -> BuildResult:
-    """Build the agent at `app_root` (or `agents/<agent>/` of a workspace) into `.eve/`."""
-    result = run_compilation(app_root, agent, write_members=True)
+def build_agent(app_root: Path, agent: str | None = None, *,
+                use_cache: bool = True) -> BuildResult:
+    """Build the agent at `app_root` (or `agents/<agent>/` of a workspace) into `.eve/`;
+    `use_cache=False` builds the workspace's extensions without the build cache."""
+    result = run_compilation(app_root, agent, write_members=True, use_cache=use_cache)
     if result.app is None:
         raise DiagnosticsError("cannot build the agent", result.diagnostics)
     root = result.app.root
     compiled, written = result.compiled, False
+    before = try_read_compiled(root)
     if compiled is not None:
         try:
             written = write_if_changed(root / COMPILED_PATH, serialize_compiled(compiled))
@@ -68,7 +74,16 @@ def build_agent(app_root: Path, agent: str | None = None) -> BuildResult:
         raise DiagnosticsError(f"cannot build the agent in `{root}`", result.diagnostics)
     return BuildResult(app_root=root, compiled=compiled,
                        warnings=tuple(result.diagnostics.warnings),
-                       extensions=tuple(result.members), written=written)
+                       extensions=tuple(result.members), written=written,
+                       changes=tuple(derive_changes(before, compiled)))
+
+
+def try_read_compiled(app_root: Path) -> CompiledAgent | None:
+    """The last published compiled agent, or None when there is none readable."""
+    try:
+        return read_compiled(app_root)
+    except (OSError, ValueError):
+        return None
 
 
 def serialize_diagnostics(result: Compilation, compiled: CompiledAgent | None) -> str:

@@ -12,9 +12,12 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
+from eve_build._version import __version__
 from eve_build.capabilities import find_incompatibilities
 from eve_build.consumer.mounts import MountSite
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
 
 _CODES = {
@@ -59,7 +62,29 @@ def check_package(
               f"`pip install {dependency}`)", line=line)
         for dependency in manifest.build.external_dependencies if not is_installed(dependency)
     )
+    found.extend(find_newer_toolchain(manifest, site.shown, package, line))
     return manifest, found
+
+
+def find_newer_toolchain(manifest: Manifest, shown: str, package: str, line: int | None
+                         ) -> list[Diagnostic]:
+    """A warning when the package was built by a newer eve-build than this one.
+
+    Its format and capabilities passed the checks above (unknown ones are errors), so it
+    may work; but it may use behaviour this eve-build lacks.
+    """
+    try:
+        newer = Version(manifest.built_with_eve) > Version(__version__)
+    except InvalidVersion:
+        return []
+    if not newer:
+        return []
+    return [warning(
+        "compat/built-with-newer-eve", shown,
+        f"{package}, newer than this eve-build {__version__}",
+        f"upgrade eve-build to {manifest.built_with_eve} or later in this environment, or "
+        "install an extension release built for this one", line=line,
+    )]
 
 
 def is_installed(distribution: str) -> bool:

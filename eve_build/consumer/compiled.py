@@ -46,6 +46,8 @@ class CompiledMount(_Model):
     package: str  # distribution name "acme-crm"
     import_name: str = Field(alias="import")  # "acme_crm"
     version: str
+    manifest_hash: str = Field(default="", alias="manifestHash")  # "sha256:..." of the
+    # package's _manifest.json when built: the host refuses to load when it changed
     built_with_eve: str = Field(alias="builtWithEve")
     requires: dict[str, int]
     source_backed: bool = Field(alias="sourceBacked")

@@ -3,7 +3,8 @@
 Current means: built by this eve-build, for the same name and version, with
 pyproject.toml not newer than the manifest, the same set of source files as
 discovery finds now, each with the content hash the manifest records, and every
-file of the output present. Hashes make this robust to checkouts that reset mtimes.
+file of the output present with that same hash (a hand-edited output is rebuilt).
+Hashes make this robust to checkouts that reset mtimes.
 """
 
 from __future__ import annotations
@@ -27,44 +28,65 @@ def locate_manifest(project: ExtensionProject) -> Path:
 
 def try_read_current_manifest(project: ExtensionProject) -> Manifest | None:
     """The output's manifest when the output is up to date with the source, else None."""
+    manifest, _reason = explain_staleness(project)
+    return manifest
+
+
+def explain_staleness(project: ExtensionProject) -> tuple[Manifest | None, str | None]:
+    """(the current output's manifest, None), or (None, why the output is stale)."""
     manifest_path = locate_manifest(project)
     try:
         manifest = read_manifest(manifest_path)
     except ManifestError:
-        return None
-    if (manifest.built_with_eve != __version__
-            or manifest.package.name != project.name
+        return None, "no complete output (its manifest is missing or unreadable)"
+    if manifest.built_with_eve != __version__:
+        return None, f"built with eve-build {manifest.built_with_eve}, this is {__version__}"
+    if (manifest.package.name != project.name
             or manifest.package.version != project.version
             or list(manifest.build.external_dependencies) != list(project.external_dependencies)):
-        return None
+        return None, "the package name, version or external dependencies changed"
     try:
         if (project.root / PYPROJECT).stat().st_mtime > manifest_path.stat().st_mtime:
-            return None
+            return None, "pyproject.toml is newer than the output"
     except OSError:
-        return None
+        return None, "pyproject.toml or the manifest cannot be read"
     layout, found = discover_source(project.source_dir, display=f"{project.source}/",
                                     package_root=project.root)
     if any(d.is_error for d in found) or set(layout.files) != set(manifest.files):
-        return None
+        return None, "source files were added or removed"
     package_dir = project.output_dir / project.import_name
-    for relative, digest in manifest.files.items():
+    unlike = find_files_unlike_manifest(manifest, project.source_dir,
+                                        package_dir / SOURCE_PACKAGE)
+    if unlike:
+        relative = unlike[0]
+        if _hash(project.source_dir / relative) != manifest.files[relative]:
+            return None, f"`{project.source}/{relative}` changed"
         if not (package_dir / SOURCE_PACKAGE / relative).is_file():
-            return None
-        if _hash(project.source_dir / relative) != digest:
-            return None
-    if find_edited_output(package_dir, manifest):  # hand-edited output: rebuilt
-        return None
+            return None, f"the output lacks `{relative}`"
+        return None, f"the output's `{relative}` differs from its manifest hash (edited by hand?)"
     if not all((package_dir / name).is_file() for name in GENERATED_FILES):
-        return None
-    return manifest
+        return None, "a generated file of the output is missing"
+    return manifest, None
+
+
+def find_files_unlike_manifest(manifest: Manifest, source_dir: Path, output_dir: Path
+                               ) -> list[str]:
+    """The manifest's files whose source or output copy does not have the recorded hash.
+
+    The one comparison with the manifest's hashes: an edited source and a hand-edited
+    (or deleted) output file both make the output stale.
+    """
+    return sorted(relative for relative, digest in manifest.files.items()
+                  if _hash(source_dir / relative) != digest
+                  or _hash(output_dir / relative) != digest)
 
 
 def find_edited_output(package_dir: Path, manifest: Manifest) -> list[str]:
     """The shipped copies under `<package>/extension/` whose bytes no longer match the
-    hashes the manifest records (hand-edited or damaged output), sorted."""
-    source = package_dir / SOURCE_PACKAGE
-    return sorted(relative for relative, digest in manifest.files.items()
-                  if _hash(source / relative) != digest)
+    hashes the manifest records (hand-edited or damaged output), sorted. For installed
+    packages, which have no source beside them: the same one comparison, output only."""
+    shipped = package_dir / SOURCE_PACKAGE
+    return find_files_unlike_manifest(manifest, shipped, shipped)
 
 
 def is_up_to_date(project: ExtensionProject) -> bool:

@@ -1,7 +1,9 @@
 """`eve info`: the resolved surface of an agent, compiled in memory (nothing is written).
 
 The keys are exactly the contract's: status, diagnostics, instructions, tools,
-toolInputSchemas, skills, subagents, schedules, channels, extensions.
+toolInputSchemas, skills, subagents, schedules, channels, extensions; plus `hooks`
+(per source, in run order). `mount` means the namespace everywhere (`crm`); the
+logical place that keys state is `mountPath` (`extensions/crm`).
 """
 
 from __future__ import annotations
@@ -12,15 +14,22 @@ from typing import Any
 from eve_build.consumer.compile import compile_agent
 from eve_build.consumer.compiled import CompiledAgent, CompiledTree, walk_trees
 from eve_build.diagnostics import Diagnostics, summarize
+from eve_build.sdk.env import is_env_json
+
+HIDDEN = "(hidden)"
+"""A config value given in the mount file, shown only with `show_config` (it may be a
+secret written in by mistake); `env(...)` values always show as `{"$env": NAME}`."""
 
 
-def describe_agent(app_root: Path, agent: str | None = None) -> dict[str, Any]:
+def describe_agent(app_root: Path, agent: str | None = None, *,
+                   show_config: bool = False) -> dict[str, Any]:
     """Compile in memory and describe the result (raises UsageError for a wrong `agent`)."""
     compiled, diagnostics = compile_agent(app_root, agent)
-    return derive_info(compiled, diagnostics)
+    return derive_info(compiled, diagnostics, show_config=show_config)
 
 
-def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics) -> dict[str, Any]:
+def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics, *,
+                show_config: bool = False) -> dict[str, Any]:
     info: dict[str, Any] = {
         "status": "failed" if compiled is None else "ready",
         "diagnostics": summarize(diagnostics.sorted()),
@@ -44,12 +53,33 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics) -> dic
         for t in trees for c in t.channels
     ]
     info["extensions"] = [
-        {"mount": m.mount_path, "package": m.package, "version": m.version,
+        {"mount": m.namespace, "mountPath": m.mount_path, "file": m.file,
+         "package": m.package, "version": m.version,
          "builtWithEve": m.built_with_eve, "requires": m.requires,
-         "sourceBacked": m.source_backed}
+         "sourceBacked": m.source_backed,
+         "config": derive_shown_config(m.config, show_config)}
         for t in trees for m in t.mounts
     ]
+    info["hooks"] = derive_hooks_by_source(root) if root else {}
     return info
+
+
+def derive_hooks_by_source(tree: CompiledTree) -> dict[str, list[dict[str, Any]]]:
+    """The tree's hooks in run order, grouped by where they come from: `agent` for the
+    agent's own, else the mount's namespace."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for hook in tree.hooks:
+        grouped.setdefault(hook.mount or "agent", []).append(
+            {"name": hook.local_name, "events": list(hook.details.get("events", [])),
+             "file": hook.file})
+    return grouped
+
+
+def derive_shown_config(config: dict[str, Any], show: bool) -> dict[str, Any]:
+    """A mount's config as `eve info` shows it: env references as `{"$env": NAME}`, other
+    values as given only when `show`, else HIDDEN."""
+    return {key: value if show or is_env_json(value) else HIDDEN
+            for key, value in config.items()}
 
 
 def _schemas(tree: CompiledTree) -> dict[str, Any]:

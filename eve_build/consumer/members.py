@@ -1,6 +1,6 @@
-"""Build the workspace's extension packages before the agent: skip current ones, build the
-rest (in parallel, one Python process each: building imports user code); a failure stops
-the agent build.
+"""Build the source-backed extensions the agent mounts before the agent: skip current
+ones, build the rest (in parallel, one Python process each: building imports user code);
+a failure stops the agent build.
 
 With `scratch` set (`eve info`, which writes nothing), a stale member is copied into the
 scratch folder and built there, so the project is left untouched.
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Literal
 
 from eve_build.consumer.freshness import is_up_to_date
-from eve_build.consumer.workspace import Workspace
 from eve_build.diagnostics import Diagnostic, Severity, error
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.project.pyproject import PYPROJECT
@@ -37,40 +36,72 @@ class MemberStatus:
     root: Path
     output_dir: Path  # the folder that goes on sys.path (`build/eve`)
     state: State
+    import_name: str = ""
 
 
 def prepare_members(
-    workspace: Workspace | None, app_root: Path, *, scratch: Path | None = None
+    roots: list[Path], app_root: Path, *, scratch: Path | None = None,
+    mounted: set[str] | None = None,
+    use_cache: bool = True,
 ) -> tuple[list[MemberStatus], list[Diagnostic]]:
-    """Build every stale extension member; return each member's status and any errors."""
-    if workspace is None:
-        return [], []
+    """Build every stale extension project among `roots` that the agent mounts; return each
+    mounted one's status and any errors.
+
+    `mounted` holds the modules the agent's mount files import (None: every root). A
+    built extension's nested mount files add theirs, so a nested mount's package is
+    prepared in a following round. An unmounted project is never built, so a broken one
+    cannot fail the agent.
+    """
+    from eve_build.consumer.sources import derive_imported_modules, find_nested_mount_files
     from eve_build.extension_build import locate_extension_project
 
     statuses: list[MemberStatus] = []
-    stale: list[MemberStatus] = []
     found: list[Diagnostic] = []
-    for root in workspace.extension_members():
-        try:
-            project = locate_extension_project(root)
-        except DiagnosticsError as exc:
-            found.extend(_failed(root, root.name, app_root, exc.diagnostics))
-            continue
-        status = MemberStatus(project.name, root, project.output_dir, "up-to-date")
-        if is_up_to_date(project):
-            statuses.append(status)
-        else:
-            stale.append(status)
-    built = [_copy_to_scratch(s, scratch, i) for i, s in enumerate(stale)] if scratch else stale
-    for status, copy, (problems, message) in zip(
-        stale, built, _build_all([s.root for s in built]), strict=True
-    ):
-        if message is None:
-            statuses.append(replace(copy, state="built"))
-            continue
-        found.extend(_failed(status.root, status.name, app_root, problems, message))
-        statuses.append(replace(status, state="failed"))
+    pending = list(dict.fromkeys(roots))
+    wanted = None if mounted is None else set(mounted)
+    while pending:
+        stale: list[MemberStatus] = []
+        waiting: list[Path] = []
+        for root in pending:
+            try:
+                project = locate_extension_project(root)
+            except DiagnosticsError as exc:
+                if wanted is None or _module_name(root.name) in wanted:
+                    found.extend(_failed(root, root.name, app_root, exc.diagnostics))
+                continue
+            if wanted is not None and project.import_name not in wanted:
+                waiting.append(root)
+                continue
+            status = MemberStatus(project.name, root, project.output_dir, "up-to-date",
+                                  project.import_name)
+            if is_up_to_date(project):
+                statuses.append(status)
+            else:
+                stale.append(status)
+        built = ([_copy_to_scratch(s, scratch, len(statuses) + i) for i, s in enumerate(stale)]
+                 if scratch else stale)
+        for status, copy, (problems, message) in zip(
+            stale, built, _build_all([s.root for s in built], use_cache), strict=True
+        ):
+            if message is None:
+                statuses.append(replace(copy, state="built"))
+                continue
+            found.extend(_failed(status.root, status.name, app_root, problems, message))
+            statuses.append(replace(status, state="failed"))
+        if wanted is None:
+            break
+        nested = derive_imported_modules(
+            path for s in statuses if s.state != "failed"
+            for path in find_nested_mount_files(s.output_dir / s.import_name))
+        if not nested - wanted:
+            break
+        wanted |= nested
+        pending = waiting
     return sorted(statuses, key=lambda s: s.name), found
+
+
+def _module_name(folder: str) -> str:
+    return folder.replace("-", "_").replace(".", "_").lower()
 
 
 def _copy_to_scratch(status: MemberStatus, scratch: Path, index: int) -> MemberStatus:
@@ -88,17 +119,19 @@ def _copy_to_scratch(status: MemberStatus, scratch: Path, index: int) -> MemberS
     return replace(status, root=target, output_dir=output)
 
 
-def _build_all(roots: list[Path]) -> list[tuple[list[Diagnostic], str | None]]:
+def _build_all(roots: list[Path], use_cache: bool = True
+               ) -> list[tuple[list[Diagnostic], str | None]]:
     """One stale member builds in this process (isolated imports, as `eve extension build`);
     several build in parallel, each in its own Python process."""
     if len(roots) <= 1:
-        return [build_member(root) for root in roots]
+        return [build_member(root, use_cache=use_cache) for root in roots]
     workers = min(len(roots), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_build_in_process, roots))
+        return list(pool.map(lambda root: _build_in_process(root, use_cache), roots))
 
 
-def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
+def _build_in_process(root: Path, use_cache: bool = True
+                      ) -> tuple[list[Diagnostic], str | None]:
     """Run `build_member` in a fresh interpreter (`python -m eve_build.consumer.members`).
 
     A subprocess rather than multiprocessing: spawn re-runs the caller's `__main__`, which a
@@ -107,7 +140,8 @@ def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryDirectory(prefix="eve-member-") as folder:
         result = Path(folder) / "result.json"
-        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result)],
+        flags = [] if use_cache else ["--no-cache"]
+        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result), *flags],
                               capture_output=True, text=True, env=env, check=False)
         try:
             data = json.loads(result.read_text(encoding="utf-8"))
@@ -120,12 +154,13 @@ def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
     return problems, data["message"]
 
 
-def build_member(root: Path) -> tuple[list[Diagnostic], str | None]:
+def build_member(root: Path, *, use_cache: bool = True
+                 ) -> tuple[list[Diagnostic], str | None]:
     """Build one extension package; (diagnostics, None) on success, else a failure message."""
     from eve_build.extension_build import build_extension
 
     try:
-        build_extension(root)
+        build_extension(root, use_cache=use_cache)
     except DiagnosticsError as exc:
         return list(exc.diagnostics), exc.message
     except EveBuildError as exc:
@@ -150,7 +185,7 @@ def _failed(root: Path, name: str, app_root: Path, problems: list[Diagnostic],
 
 def _main(argv: list[str]) -> int:
     """Worker entry point: build `argv[0]`, write the outcome as JSON to `argv[1]`."""
-    problems, message = build_member(Path(argv[0]))
+    problems, message = build_member(Path(argv[0]), use_cache="--no-cache" not in argv[2:])
     data = {"message": message, "diagnostics": [d.to_json() for d in problems]}
     Path(argv[1]).write_text(json.dumps(data), encoding="utf-8")
     return 0

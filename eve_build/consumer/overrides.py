@@ -78,9 +78,11 @@ def load_override(
     )), found
 
 
-def load_skill_override(name: str, path: Path, shown: str, packaged: bool
+def load_skill_override(name: str, path: Path, shown: str, packaged: bool,
+                        source: OverrideSource = "directory-override",
                         ) -> tuple[Override | None, list[Diagnostic]]:
-    """A skill beside a directory mount replaces the package's skill of that name."""
+    """A skill beside a directory mount (or `agent/skills/<ns>__<name>`) replaces the
+    package's skill of that name."""
     try:
         meta = read_skill(path)
     except (FrontmatterError, UnicodeDecodeError) as exc:
@@ -91,8 +93,8 @@ def load_skill_override(name: str, path: Path, shown: str, packaged: bool
         return None, [error("skill/description-missing", shown,
                             f"the packaged skill `{name}` has no `description` in its frontmatter",
                             f"add `description: <when to use this skill>` to `{shown}`")]
-    return Override(slots.SKILLS, name, "directory-override", shown, None, CompiledContribution(
-        kind="skill", name=name, local_name=name, mount=None, source="directory-override",
+    return Override(slots.SKILLS, name, source, shown, None, CompiledContribution(
+        kind="skill", name=name, local_name=name, mount=None, source=source,
         module=None, attribute=None, file=shown, identity="",
         details={"description": description if isinstance(description, str) else ""},
     )), []

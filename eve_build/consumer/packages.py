@@ -49,7 +49,7 @@ def locate_mounts(
         site = queue.popleft()
         mount, problems = _locate(site, paths, source_outputs, app_root)
         found.extend(problems)
-        if mount is None or problems:
+        if mount is None or any(d.is_error for d in problems):
             continue
         located.append(mount)
         if not mount.source_backed:

@@ -59,7 +59,8 @@ class LocalLayer:
         self.host.load(self.request, taken)
         tools = {**self.host.tool_entries(), **base.tools}
         hooks = [*base.pipeline.hooks, *self.host.hook_entries()]
-        pipeline = HookPipeline(hooks, base.pipeline.budget, base.pipeline.pool)
+        pipeline = HookPipeline(hooks, base.pipeline.budget, base.pipeline.pool,
+                                skipped=base.pipeline.skipped)  # unavailable mounts' hooks
         return Surface(base.path, tools, pipeline)
 
     def reload(self) -> Surface:

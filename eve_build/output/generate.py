@@ -48,8 +48,8 @@ def render_factory(project: ExtensionProject, has_config: bool) -> str:
     )
 
 
-def render_factory_stub(project: ExtensionProject, config_model: Any) -> str:
-    params = _stub_parameters(config_model)
+def render_factory_stub(project: ExtensionProject, params: str) -> str:
+    """`__init__.pyi`; `params` from derive_stub_parameters() of the config model."""
     return (
         f"{HEADER}from typing import Any\n\nfrom eve_build.sdk import Env, Mount\n\n"
         f"PACKAGE: str\nVERSION: str\n\n"
@@ -57,7 +57,7 @@ def render_factory_stub(project: ExtensionProject, config_model: Any) -> str:
     )
 
 
-def _stub_parameters(model: Any) -> str:
+def derive_stub_parameters(model: Any) -> str:
     if model is None:
         return ""
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
@@ -76,8 +76,10 @@ def _stub_parameters(model: Any) -> str:
     return ", ".join(["*", *required, *optional]) if required or optional else ""
 
 
-def render_tools(project: ExtensionProject, tools: list[tuple[str, str, object]]) -> str:
-    """`tools/__init__.py`: each root tool definition by its Python-safe name."""
+def render_tools(project: ExtensionProject, tools: list[tuple[str, str, str]]) -> str:
+    """`tools/__init__.py`: each root tool definition by its Python-safe name.
+
+    `tools` holds (name, path, kind), the kind being the definition's class name."""
     lines = [HEADER.rstrip("\n"),
              f'"""The tool definitions of {project.name}, for overrides:',
              "",
@@ -100,11 +102,10 @@ def render_tools(project: ExtensionProject, tools: list[tuple[str, str, object]]
     return "\n".join(lines)
 
 
-def render_tools_stub(tools: list[tuple[str, str, object]]) -> str:
+def render_tools_stub(tools: list[tuple[str, str, str]]) -> str:
     lines = [HEADER.rstrip("\n"), "from eve_build.sdk import Dynamic, Tool", ""]
-    for name, _path, definition in sorted(tools, key=lambda t: derive_identifier(t[0])):
-        kind = type(definition).__name__ if type(definition).__name__ in ("Tool", "Dynamic") \
-            else "Tool"
+    for name, _path, found in sorted(tools, key=lambda t: derive_identifier(t[0])):
+        kind = found if found in ("Tool", "Dynamic") else "Tool"
         lines.append(f"{derive_identifier(name)}: {kind}")
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,8 @@ class Agent(LocalMethods):
         return self._surfaces[key]
 
     async def aresolve_tool(self, name: str, *, subagent: str | None = None) -> Tool:
-        """The definition a call of `name` would run now (a dynamic tool is resolved).
+        """The definition a call of `name` would run now (a dynamic tool is resolved; of a
+        dynamic tool resolving to several definitions, the first).
 
         Raises ToolNotFoundError, or ToolCallError when a dynamic tool cannot resolve.
         """
@@ -110,7 +111,7 @@ class Agent(LocalMethods):
         if entry is None:
             raise ToolNotFoundError(f"the agent has no tool `{name}`",
                                     calls.suggest_tools(name, surface.tools))
-        return await resolve_tool(entry, self._pool)
+        return (await resolve_tool(entry, self._pool))[0]
 
     async def acall_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,

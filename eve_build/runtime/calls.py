@@ -20,6 +20,7 @@ from eve_build.runtime.tools import (
     derive_timeout,
     execute_tool,
     resolve_tool,
+    select_tool,
     validate_arguments,
 )
 from eve_build.runtime.workers import WorkerPool
@@ -41,10 +42,13 @@ class ToolCall:
 
     async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
         name, pipeline = self.entry.name, self.surface.pipeline
+        if self.entry.binding.unavailable:  # its mount did not open: nothing of it may run
+            return self._result("failed", error=f"`{name}` cannot run: "
+                                                f"{self.entry.binding.unavailable}")
         try:
-            tool = await resolve_tool(self.entry, self.pool)
-            model = validate_arguments(tool, name, arguments)
-            verdict = await pipeline.on_call(name, dict(arguments))
+            tool, model = select_tool(await resolve_tool(self.entry, self.pool), name,
+                                      arguments)
+            verdict = await pipeline.on_call(name, dict(arguments), self.entry.identity)
             self.trace.extend(verdict.trace)
             if verdict.blocked is not None:
                 return self._result("blocked", error=verdict.blocked)
@@ -68,7 +72,8 @@ class ToolCall:
             value = await execute_tool(tool, self.entry, model, context, self.pool)
         except ToolCallError as exc:
             return self._result("failed", error=str(exc))
-        value, steps = await pipeline.on_result(name, verdict.arguments, value)
+        value, steps = await pipeline.on_result(name, verdict.arguments, value,
+                                                self.entry.identity)
         self.trace.extend(steps)
         try:  # an action.result hook may have returned something that is not JSON
             value = check_json_value(name, value)

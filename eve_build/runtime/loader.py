@@ -12,12 +12,14 @@ problem is collected, and one DiagnosticsError lists them all.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from eve_build.consumer.app import try_find_app_root
 from eve_build.consumer.compiled import (
     COMPILED_FORMAT_VERSION,
     COMPILED_PATH,
@@ -25,6 +27,7 @@ from eve_build.consumer.compiled import (
     read_compiled,
     walk_trees,
 )
+from eve_build.consumer.upgrades import find_changed_packages
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.runtime.agent import Agent
@@ -51,14 +54,20 @@ def load_agent(
 
     With `local` (the default), the local extensions load too: `extensions` (`-e`),
     then `<app_root>/.eve/extensions/` when trusted, then `$EVE_HOME/extensions/`.
+
+    `app_root` may be any folder inside the app: the root is found upward, like git.
     """
+    app_root = try_find_app_root(app_root.resolve()) or app_root
     return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
                       hook_budget=hook_budget, snapshot=snapshot, local=local,
                       extensions=extensions)
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
-    """The compiled agent, or a DiagnosticsError that says to run `eve build`."""
+    """The compiled agent, or a DiagnosticsError that says to run `eve build`.
+
+    `app_root` may be any folder inside the app: the root is found upward, like git."""
+    app_root = try_find_app_root(app_root.resolve()) or app_root
     try:
         compiled = read_compiled(app_root)
     except FileNotFoundError:
@@ -93,6 +102,10 @@ def open_agent(
     trees = walk_trees(compiled.root)
     scope = ModuleScope()
     scope.add_paths(root / entry for entry in compiled.sys_path)
+    changed = find_changed_packages([m for tree in trees for m in tree.mounts], sys.path)
+    if changed:  # before importing anything: the installed code is not what was compiled
+        scope.close()
+        raise DiagnosticsError("cannot load the agent", changed)
     scope.forget_stale({m.import_name for tree in trees for m in tree.mounts})
     scope.install_agent(root / compiled.agent_dir)
     try:

@@ -7,14 +7,17 @@ field and never repeats the value given (it may be a secret).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping, MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from eve_build import slots
 from eve_build.consumer.compiled import CompiledMount
 from eve_build.consumer.config import Loc, find_env_names
 from eve_build.consumer.config import validate_config as check_config
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.consumer.imports import exec_file
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import Binding, bind
 from eve_build.sdk.definitions import Extension
@@ -42,11 +45,28 @@ def open_mounts(
     for compiled in sorted(mounts, key=lambda m: m.mount_path.count("/")):
         parent = bindings.get(compiled.parent_mount) if compiled.parent_mount else None
         try:
+            if parent is not None and parent.unavailable:
+                raise MountUnavailableError(
+                    f"its parent mount is unavailable ({parent.unavailable})", [])
             mount = (given or {}).get(compiled.mount_path) or evaluate_mount(compiled, parent)
             bindings[compiled.mount_path] = bind_mount(compiled, mount, states, environ)
+        except MountUnavailableError as exc:
+            bindings[compiled.mount_path] = Binding(None, None, compiled.mount_path,
+                                                    compiled.namespace, states,
+                                                    unavailable=exc.reason)
+            found.extend(exc.diagnostics)
         except MountError as exc:
             found.extend(exc.diagnostics)
     return bindings, found
+
+
+class MountUnavailableError(MountError):
+    """The mount needs something this environment lacks (an env variable): only what
+    needs the mount fails; the diagnostics are warnings."""
+
+    def __init__(self, reason: str, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.reason = reason
 
 
 def evaluate_mount(compiled: CompiledMount, parent: Binding | None) -> Mount:
@@ -82,11 +102,24 @@ def evaluate_mount(compiled: CompiledMount, parent: Binding | None) -> Mount:
 
 
 def _evaluate(compiled: CompiledMount) -> Any:
-    module = importlib.import_module(compiled.module)
+    module = (_fresh_module(compiled) if compiled.parent_mount is not None
+              else importlib.import_module(compiled.module))
     value = getattr(module, "mount", _MISSING)
     if callable(value) and not isinstance(value, Mount):
         value = value()
     return value
+
+
+def _fresh_module(compiled: CompiledMount) -> Any:
+    """A nested mount file run anew for this parent mount: a module-level
+    `extension.config` must read this parent's config, not the first one's."""
+    spec = importlib.util.find_spec(compiled.module)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"no module named {compiled.module!r}")
+    module, found = exec_file(compiled.module, Path(spec.origin), compiled.file)
+    if module is None:
+        raise ImportError(found[0].message if found else f"cannot run {compiled.module!r}")
+    return module
 
 
 def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str, Any],
@@ -95,10 +128,14 @@ def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str
     file = compiled.file
     missing = find_missing_env(mount.config, environ)
     if missing:
-        raise MountError([error(
-            "runtime/env-missing", file, f"the environment variable `{name}` is not set",
-            f"set `{name}` before loading the agent: the mount reads it with env({name!r})",
-        ) for name in missing])
+        unset = "; ".join(f"config field `{where}` reads env(\"{name}\"), which is not set"
+                          for where, name in missing)
+        raise MountUnavailableError(f"the mount `{file}` is unavailable: {unset}", [warning(
+            "runtime/env-missing", file,
+            f"config field `{where}` of the mount `{compiled.namespace}` reads the environment "
+            f"variable `{name}`, which is not set: its tools fail and its hooks do not run",
+            f"set `{name}` before loading the agent",
+        ) for where, name in missing])
     secrets = find_env_names(dict(mount.config))
     config = resolve_env(dict(mount.config), environ)
     extension = load_extension(compiled)
@@ -140,21 +177,22 @@ def validate_config(compiled: CompiledMount, extension: Extension, config: dict[
     return bound.value
 
 
-def find_missing_env(value: Any, environ: Mapping[str, str]) -> list[str]:
-    """The names of every env(...) reference in `value` that `environ` lacks, sorted."""
-    names: set[str] = set()
+def find_missing_env(value: Any, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(config field, variable) for every env(...) reference in `value` that `environ`
+    lacks, sorted; the field is dotted (`auth.token`, `keys.0`)."""
+    missing: set[tuple[str, str]] = set()
 
-    def walk(item: Any) -> None:
+    def walk(item: Any, where: str) -> None:
         if isinstance(item, Env) or is_env_json(item):
             name = item.name if isinstance(item, Env) else item[ENV_MARKER]
             if name not in environ:
-                names.add(name)
+                missing.add((where or "(config)", name))
         elif isinstance(item, Mapping):
-            for child in item.values():
-                walk(child)
+            for key, child in item.items():
+                walk(child, f"{where}.{key}" if where else str(key))
         elif isinstance(item, list | tuple):
-            for child in item:
-                walk(child)
+            for index, child in enumerate(item):
+                walk(child, f"{where}.{index}" if where else str(index))
 
-    walk(value)
-    return sorted(names)
+    walk(value, "")
+    return sorted(missing)

@@ -34,6 +34,7 @@ from eve_build.sdk.hooks import (
     Rewrite,
     Transform,
 )
+from eve_build.sdk.mount import result_identity
 
 Trace = list[dict[str, Any]]
 CALL_RETURNS = "None, rewrite(arguments) or block(reason)"
@@ -83,16 +84,21 @@ class MessageVerdict:
 class HookPipeline:
     """The hooks of one agent tree, run with a budget per handler."""
 
-    def __init__(self, hooks: Sequence[HookEntry], budget: float, pool: WorkerPool) -> None:
+    def __init__(self, hooks: Sequence[HookEntry], budget: float, pool: WorkerPool, *,
+                 skipped: Sequence[str] = ()) -> None:
         self.hooks = tuple(hooks)
         self.budget = budget
         self.pool = pool
+        self.skipped = tuple(skipped)  # hooks of unavailable mounts: why each did not run
 
-    async def on_call(self, tool: str, arguments: dict[str, Any]) -> Verdict:
+    async def on_call(self, tool: str, arguments: dict[str, Any],
+                      identity: str = "") -> Verdict:
         verdict = Verdict(arguments=dict(arguments))
         steps = verdict.trace
+        steps.extend({"warning": reason} for reason in self.skipped)
         for entry, handler in self._handlers("action.call"):
-            event = Event("action.call", tool=tool, arguments=dict(verdict.arguments))
+            event = Event("action.call", tool=tool, arguments=dict(verdict.arguments),
+                          identity=identity or None)
             done = await self._run(entry, handler, event)
             value = done.value
             if done.ending != "returned":
@@ -115,11 +121,13 @@ class HookPipeline:
         return verdict
 
     async def on_result(self, tool: str, arguments: dict[str, Any],
-                        result: Any) -> tuple[Any, Trace]:
+                        result: Any, identity: str = "") -> tuple[Any, Trace]:
         steps: Trace = []
         for entry, handler in self._handlers("action.result"):
-            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result)
-            done = await self._run(entry, handler, event)
+            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result,
+                          identity=identity or None)
+            with result_identity(result, identity):  # tool_result_from(event.result, search)
+                done = await self._run(entry, handler, event)
             if done.ending != "returned":  # a failing handler leaves the result as it was
                 self._record(steps, event, entry, done)
             elif done.value is None:

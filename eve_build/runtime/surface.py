@@ -53,12 +53,17 @@ class Resolver:
             if item.name not in tools or entry.dynamic:  # a dynamic tool wins at run time
                 tools[item.name] = entry
         hooks: list[HookEntry] = []
+        skipped: list[str] = []
         for item in tree.hooks:
             hook = self.definition(item, (Hook,), found)
             binding = self.binding(item, found)
-            if isinstance(hook, Hook) and binding is not None:
+            if binding is not None and binding.unavailable:  # that mount's hooks do not run
+                skipped.append(f"the hook `{item.name}` of `{item.mount}` did not run: "
+                               f"{binding.unavailable}")
+            elif isinstance(hook, Hook) and binding is not None:
                 hooks.append(HookEntry(HookSource(item.mount, item.local_name), hook, binding))
-        return Surface(tree.path, tools, HookPipeline(hooks, budget, pool)), found
+        pipeline = HookPipeline(hooks, budget, pool, skipped=skipped)
+        return Surface(tree.path, tools, pipeline), found
 
     def definition(self, item: CompiledContribution, kinds: tuple[type, ...],
                    found: list[Diagnostic]) -> Any:

@@ -58,11 +58,16 @@ class ToolEntry:
         return isinstance(self.definition, Dynamic)
 
 
-async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> Tool:
-    """The Tool to run: the definition itself, or what a dynamic resolve(ctx) returns now."""
+async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> list[Tool]:
+    """The Tools to run: the definition itself, or what a dynamic resolve(ctx) returns now.
+
+    A dynamic resolve may return one definition or a list of them; a list holds
+    alternatives under the tool's one name (names come from paths), tried in order by
+    `select_tool`.
+    """
     definition = entry.definition
     if isinstance(definition, Tool):
-        return definition
+        return [definition]
     if definition.resolve is None:
         raise ToolCallError(f"`{entry.name}` is a dynamic tool without a resolve function")
     context = ToolContext(name=entry.name, namespace=entry.mount)
@@ -75,10 +80,29 @@ async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> Tool:
     if done.ending == "raised":
         raise ToolCallError(f"resolving the dynamic tool `{entry.name}` raised "
                             f"{describe_exception(_error(done))}")
-    if not isinstance(done.value, Tool):
-        raise ToolCallError(f"the dynamic tool `{entry.name}` resolved to "
-                            f"{type(done.value).__name__}, not a define_tool() definition")
-    return done.value
+    value = done.value
+    found = list(value) if isinstance(value, list | tuple) else [value]
+    wrong = [type(v).__name__ for v in found if not isinstance(v, Tool)]
+    if wrong or not found:
+        what = ", ".join(wrong) if wrong else "an empty list"
+        raise ToolCallError(f"the dynamic tool `{entry.name}` resolved to {what}, not "
+                            "define_tool() definitions")
+    return [v for v in found if isinstance(v, Tool)]
+
+
+def select_tool(tools: list[Tool], name: str, arguments: Any) -> tuple[Tool, BaseModel]:
+    """The first of `tools` whose input model accepts `arguments`, with the validated input;
+    when none does, the error names what each one rejected."""
+    problems: list[str] = []
+    for tool in tools:
+        try:
+            return tool, validate_arguments(tool, name, arguments)
+        except ToolCallError as exc:
+            problems.append(str(exc))
+    if len(problems) == 1:
+        raise ToolCallError(problems[0])
+    raise ToolCallError("no definition of the dynamic tool accepts the arguments: " + " | ".join(
+        f"definition {i + 1}: {p}" for i, p in enumerate(problems)))
 
 
 def validate_arguments(tool: Tool, name: str, arguments: Any) -> BaseModel:

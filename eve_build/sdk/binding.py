@@ -28,6 +28,8 @@ class Binding:
     mount_path: str
     namespace: str | None = None
     states: MutableMapping[str, Any] = field(default_factory=dict)
+    unavailable: str | None = None  # why the mount could not open (an unset env variable):
+    # its tools fail with this reason and its hooks do not run; other mounts keep working
 
 
 _CURRENT: ContextVar[Binding | None] = ContextVar("eve_build_binding", default=None)

@@ -38,6 +38,7 @@ class Event:
     result: Any = None
     text: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    identity: str | None = None  # action.*: the identity of the tool's original definition
 
 
 @dataclass(frozen=True)

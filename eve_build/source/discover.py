@@ -72,9 +72,13 @@ def _discover_tree(walk: Walk, directory: str, *, prefix: str, path: str, role: 
                 tree.modules.extend(m for m in found if MOUNT_SEPARATOR not in m.name)
                 tree.overrides.extend(m for m in found if MOUNT_SEPARATOR in m.name)
             elif slot.layout == "skills":
-                tree.skills.extend(_discover_skills(walk, entry.path))
+                skills = _discover_skills(walk, entry.path)
+                tree.skills.extend(k for k in skills if MOUNT_SEPARATOR not in k.name)
+                tree.skill_overrides.extend(k for k in skills if MOUNT_SEPARATOR in k.name)
             else:
-                tree.subagents.extend(_discover_subagents(walk, entry.path, path))
+                subagents, overrides = _discover_subagents(walk, entry.path, path, role)
+                tree.subagents.extend(subagents)
+                tree.subagent_overrides.extend(overrides)
         elif entry.is_file and (slot is not None or (name == slots.MOUNTS_DIRECTORY
                                                      and role != "extension")):
             walk.found.append(error(
@@ -168,9 +172,12 @@ def _discover_modules(
     return entries
 
 
-def _is_override(walk: Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str) -> bool:
-    """In an agent tree, `tools/crm__search.py` names a mounted contribution to override."""
-    if not walk.qualified or segments or not slot.prefixed or slot.layout != "modules":
+def _is_override(walk: Walk, slot: slots.Slot, segments: tuple[str, ...], segment: str, *,
+                 qualified_subagents: bool = False) -> bool:
+    """In an agent tree, `tools/crm__search.py` (or `skills/crm__triage.md`) names a mounted
+    contribution to override."""
+    if not walk.qualified or segments or not slot.prefixed or (
+            slot.layout == "subagents" and not qualified_subagents):
         return False
     namespace, sep, name = segment.partition(MOUNT_SEPARATOR)
     return bool(sep) and not find_segment_problems(namespace) and not find_segment_problems(name)
@@ -191,7 +198,8 @@ def _discover_skills(walk: Walk, directory: str) -> list[SkillEntry]:
             ))
             continue
         seen[segment] = entry.path
-        if not walk.check_segment(entry, segment):
+        qualified = _is_override(walk, slots.SKILLS, (), segment)  # `crm__triage.md`
+        if not qualified and not walk.check_segment(entry, segment):
             continue
         name = ContributionName(segment)
         if entry.is_file:
@@ -221,17 +229,26 @@ def _files_below(walk: Walk, directory: str) -> list[str]:
     return files
 
 
-def _discover_subagents(walk: Walk, directory: str, parent: str) -> list[AgentTree]:
+def _discover_subagents(walk: Walk, directory: str, parent: str, role: str
+                        ) -> tuple[list[AgentTree], list[AgentTree]]:
+    """(subagents, subagent overrides). An override folder overrides contributions of a
+    mounted extension's subagent: `agent/subagents/crm__reviewer/` at the agent root, or
+    any `subagents/<id>/` beside a directory mount; it needs no `agent.py`."""
     trees: list[AgentTree] = []
+    overrides: list[AgentTree] = []
     for entry in walk.children(directory):
-        if not entry.is_dir or not walk.check_segment(entry, entry.name):
+        if not entry.is_dir:
+            continue
+        override = role == "mount" or (role == "agent" and not parent and _is_override(
+            walk, slots.SUBAGENTS, (), entry.name, qualified_subagents=True))
+        if not (override and role == "agent") and not walk.check_segment(entry, entry.name):
             continue
         path = f"{parent}/{entry.name}" if parent else entry.name
         sub = _discover_tree(walk, entry.path, prefix=f"{entry.path}/", path=path,
-                             role="subagent")
+                             role="mount" if override else "subagent")
         sub.name = ContributionName(entry.name)
-        trees.append(sub)
-    return trees
+        (overrides if override else trees).append(sub)
+    return trees, overrides
 
 
 def _discover_mounts(walk: Walk, directory: str) -> list[str]:

@@ -48,6 +48,9 @@ class AgentTree:
     subagents: list[AgentTree] = field(default_factory=list)
     mounts: list[str] = field(default_factory=list)
     overrides: list[ModuleEntry] = field(default_factory=list)
+    skill_overrides: list[SkillEntry] = field(default_factory=list)  # `skills/crm__triage.md`
+    subagent_overrides: list[AgentTree] = field(default_factory=list)  # folders overriding a
+    # mounted subagent's contributions: `subagents/crm__reviewer/` (or beside a mount)
     """Agent trees only: modules named `<ns>__<name>` (override a mounted contribution)."""
 
     def modules_of(self, slot: Slot) -> list[ModuleEntry]:

@@ -17,6 +17,7 @@ from eve_build._version import __version__
 from eve_build.consumer.assemble import add_mount, derive_compiled_mount
 from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledAgent
 from eve_build.consumer.resolve import TreeDraft
+from eve_build.consumer.upgrades import derive_manifest_hash
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
 from eve_build.manifest import Manifest
@@ -53,6 +54,7 @@ def derive_compiled_agent(mounts: Sequence[MountSource]) -> CompiledAgent:
             file=f"{AGENT_DIR}/{source.mount_path}.py",
             module=f"{AGENT_PACKAGE}.{source.mount_path.replace('/', '.')}",
             source_backed=False, config=serialize_deferred(dict(source.config)),
+            manifest_hash=derive_manifest_hash(source.output_dir / package.import_name),
         )
         found.extend(add_mount(root, compiled, source.manifest,
                                source.output_dir / package.import_name))

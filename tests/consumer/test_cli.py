@@ -36,7 +36,7 @@ def test_info_json_matches_the_golden_file(make_app: MakeApp, update_golden: boo
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert list(data) == ["status", "diagnostics", "instructions", "tools", "toolInputSchemas",
-                          "skills", "subagents", "schedules", "channels", "extensions"]
+                          "skills", "subagents", "schedules", "channels", "extensions", "hooks"]
     assert _files(root) == before  # info writes nothing: no `.eve/`, no extension output
     golden = GOLDEN_INFO / f"{fixture}.json"
     text = json.dumps(data, indent=2) + "\n"
@@ -62,8 +62,23 @@ def test_info_human_output(make_app: MakeApp) -> None:
         "schedules (0): -",
         "channels (0):",
         "extensions (1):",
-        "  extensions/gizmo: gizmo 1.0.0 (workspace source, built with eve-build 0.1.0)",
+        "  gizmo: gizmo 1.0.0 (source-backed, built with eve-build 0.1.0)",
+        "hooks:",
+        "  gizmo: guard",
     ]
+
+
+def test_info_shows_env_config_by_name_and_other_values_only_when_asked(
+        make_app: MakeApp) -> None:
+    root = make_app("one-mount", "acme-crm")
+    hidden = CliRunner().invoke(app, ["info", "--path", str(root)])
+    shown = CliRunner().invoke(app, ["info", "--path", str(root), "--show-config"])
+
+    assert hidden.exit_code == 0, hidden.output
+    assert '    config: api_key=env("CRM_API_KEY"), region=(hidden)' in hidden.stdout
+    assert '    config: api_key=env("CRM_API_KEY"), region="us"' in shown.stdout
+    assert "  crm: acme-crm 0.3.0 (source-backed, built with eve-build 0.1.0)" in hidden.stdout
+    assert "  agent: log\n  crm: audit, auth/load_profile\n" in hidden.stdout
 
 
 def test_info_of_a_failing_agent_exits_1_with_its_diagnostics(make_app: MakeApp) -> None:

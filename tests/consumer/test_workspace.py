@@ -27,7 +27,7 @@ def _states(root: Path, agent: str | None = None) -> dict[str, str]:
 
 
 def test_stale_members_are_built_then_skipped_untouched(make_app: MakeApp) -> None:
-    root = make_app("one-mount", "acme-crm", "gizmo")
+    root = make_app("directory-mount", "acme-crm", "gizmo")
 
     assert _states(root) == {"acme-crm": "built", "gizmo": "built"}  # two: in parallel
     outputs = root / "packages" / "acme-crm" / "build"
@@ -41,17 +41,42 @@ def test_stale_members_are_built_then_skipped_untouched(make_app: MakeApp) -> No
 
 
 def test_a_source_edit_rebuilds_only_that_member(make_app: MakeApp) -> None:
-    root = make_app("one-mount", "acme-crm", "gizmo")
+    root = make_app("directory-mount", "acme-crm", "gizmo")
     build_agent(root)
-    tool = root / "packages" / "acme-crm" / "extension" / "tools" / "search.py"
-    tool.write_text(tool.read_text().replace("Search CRM contacts by", "Find CRM contacts by"))
+    tool = root / "packages" / "acme-crm" / "extension" / "tools" / "lookup.py"
+    tool.write_text(tool.read_text().replace("Look up one CRM record", "Fetch one CRM record"))
 
     result = build_agent(root)
 
     assert {m.name: m.state for m in result.extensions} == {"acme-crm": "built",
                                                             "gizmo": "up-to-date"}
-    search = next(t for t in result.compiled.root.tools if t.name == "crm__search")
-    assert search.details["description"].startswith("Find CRM contacts by")
+    built = root / "packages/acme-crm/build/eve/acme_crm/extension/tools/lookup.py"
+    assert "Fetch one CRM record" in built.read_text()
+
+
+def test_a_hand_edited_output_file_is_rebuilt(make_app: MakeApp) -> None:
+    root = make_app("flat", "gizmo")
+    build_agent(root)
+    output = root / "packages/gizmo/build/eve/gizmo/extension/tools/spin.py"
+    original = output.read_text()
+    output.write_text(original + "\nraise RuntimeError('edited by hand')\n")
+
+    assert _states(root) == {"gizmo": "built"}
+    assert output.read_text() == original
+
+
+def test_only_mounted_members_are_built(make_app: MakeApp) -> None:
+    root = make_app("flat", "gizmo")
+    copy_fixture_tree(FIXTURES / "extensions" / "bad" / "syntax-error",
+                      root / "packages" / "broken")
+    copy_fixture_tree(FIXTURES / "extensions" / "acme-crm", root / "packages" / "acme-crm")
+
+    result = build_agent(root)
+
+    assert _states(root) == {"gizmo": "up-to-date"}
+    assert [m.name for m in result.extensions] == ["gizmo"]
+    assert not (root / "packages" / "acme-crm" / "build").exists()
+    assert not (root / "packages" / "broken" / "build").exists()
 
 
 def test_a_new_source_file_rebuilds(make_app: MakeApp) -> None:
@@ -79,10 +104,14 @@ def test_reset_mtimes_do_not_rebuild_but_a_newer_pyproject_does(make_app: MakeAp
     assert _states(root) == {"gizmo": "built"}
 
 
+BROKEN_MOUNT = "from bad_syntax_error import bad_syntax_error\n\nmount = bad_syntax_error()\n"
+
+
 def test_a_failing_member_stops_the_agent_build_and_names_it(make_app: MakeApp) -> None:
     root = make_app("flat", "gizmo")
     copy_fixture_tree(FIXTURES / "extensions" / "bad" / "syntax-error",
                     root / "packages" / "broken")
+    (root / "extensions" / "broken.py").write_text(BROKEN_MOUNT)
 
     errors = build_errors(root)
 
@@ -165,6 +194,7 @@ def test_info_names_the_real_folder_of_a_failing_member(make_app: MakeApp) -> No
     root = make_app("flat", "gizmo")
     copy_fixture_tree(FIXTURES / "extensions" / "bad" / "syntax-error",
                     root / "packages" / "broken")
+    (root / "extensions" / "broken.py").write_text(BROKEN_MOUNT)
 
     compiled, diagnostics = compile_agent(root)
 

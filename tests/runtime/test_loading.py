@@ -60,14 +60,17 @@ def test_mounts_keep_their_config_under_asyncio_concurrency(
     assert regions == [("us" if name.startswith("crm") else "eu") for name in names]
 
 
-def test_a_missing_env_value_names_the_mount_file_and_variable(
+def test_a_missing_env_value_fails_only_the_tools_of_that_mount(
     crms: Path, load: Callable[..., Agent]
 ) -> None:
-    with pytest.raises(DiagnosticsError) as caught:
-        load(crms, environ={})
-    [problem] = caught.value.diagnostics
-    assert (problem.code, problem.file) == ("runtime/env-missing", "agent/extensions/crm.py")
-    assert "`CRM_API_KEY` is not set" in problem.message
+    agent = load(crms, environ={})
+    failed = agent.call_tool("crm__search", {"query": "Ada"})
+    assert (failed.status, failed.error) == (
+        "failed", "`crm__search` cannot run: the mount `agent/extensions/crm.py` is unavailable: "
+        'config field `api_key` reads env("CRM_API_KEY"), which is not set')
+    other = agent.call_tool("company__search", {"query": "Ada", "limit": 1})
+    assert other.ok
+    assert other.value["region"] == "eu"
 
 
 def test_an_invalid_config_names_the_field_and_never_the_value(

@@ -79,15 +79,15 @@ def test_a_round_that_builds_but_does_not_load_keeps_the_generation(tmp_path: Pa
     compile_app(root)
     session = DevSession(root)
     host = Host(None)
-    server = DevServer(host, root, lambda call: call(), environ={})
+    server = DevServer(host, root, lambda call: call(), environ={"CRM_MAX": "many"})
     try:
         server.on_round(session.build())
-        mount = root / "agent/extensions/crm.py"  # builds without the key, cannot load without
-        mount.write_text(mount_file("acme_crm", 'api_key=env("CRM_API_KEY")'))
+        mount = root / "agent/extensions/crm.py"  # builds (env deferred), cannot load: not an int
+        mount.write_text(mount_file("acme_crm", 'api_key="k", max_results=env("CRM_MAX")'))
         round_two = session.build({mount})
         problems = server.on_round(round_two)
         assert round_two.ok
-        assert [d.code for d in problems] == ["runtime/env-missing"]
+        assert [d.code for d in problems] == ["mount/config-invalid"]
         assert host.current is not None and host.current.number == 1
         assert server.load_failures[0][0] == 2
     finally:

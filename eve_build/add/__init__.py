@@ -1,0 +1,1 @@
+"""`eve add PACKAGE|PATH [--as NS]`: install an extension into an agent project and mount it."""

@@ -1,0 +1,104 @@
+"""Upgrade safety: is what is installed still what the agent was built against?
+
+`compiled-agent.json` records each mount's package version and the hash of its
+manifest (`sha256:` of the `_manifest.json` bytes). Before the host imports any
+extension code it locates each mounted package again (never importing it) and
+compares; a package that was upgraded, downgraded, rebuilt or removed refuses the
+load with one message per package:
+
+    extension acme-crm changed since the agent was built (0.1.0 -> 0.2.0): run eve build
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from eve_build.consumer.compiled import COMPILED_PATH, CompiledMount
+from eve_build.consumer.freshness import is_up_to_date
+from eve_build.consumer.packages import try_locate_package
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import DiagnosticsError
+from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
+from eve_build.project.pyproject import PYPROJECT
+
+HASH_PREFIX = "sha256:"
+
+
+def derive_manifest_hash(package_dir: Path) -> str:
+    """`sha256:<hex>` of the package's `_manifest.json` bytes ("" when unreadable)."""
+    try:
+        data = derive_manifest_path(package_dir).read_bytes()
+    except OSError:
+        return ""
+    return HASH_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def find_changed_packages(mounts: Iterable[CompiledMount], paths: Sequence[str]
+                          ) -> list[Diagnostic]:
+    """One error per mounted package whose installed build differs from the recorded one.
+
+    `paths` is where the host will import from (the compiled `sys_path` first). A
+    package mounted twice is reported once.
+    """
+    found: list[Diagnostic] = []
+    seen: set[str] = set()
+    for mount in mounts:
+        if mount.import_name in seen:
+            continue
+        seen.add(mount.import_name)
+        problem = try_derive_change(mount, paths)
+        if problem is not None:
+            found.append(problem)
+    return found
+
+
+def try_derive_change(mount: CompiledMount, paths: Sequence[str]) -> Diagnostic | None:
+    """The refusal for one mount's package, or None when it is the build recorded."""
+    name, built = mount.package, mount.version
+    package_dir = try_locate_package(mount.import_name, list(paths))
+    if package_dir is None:
+        return _changed(mount, f"extension {name} is no longer installed (the agent was built "
+                               f"with {built}): install it again or run eve build")
+    try:
+        manifest = read_manifest(derive_manifest_path(package_dir))
+    except ManifestError:
+        return _changed(mount, f"extension {name} changed since the agent was built ({built} -> "
+                               "a package without a readable manifest): run eve build")
+    installed = manifest.package.version
+    if installed != built:
+        return _changed(mount, f"extension {name} changed since the agent was built ({built} -> "
+                               f"{installed}): run eve build")
+    if mount.manifest_hash and derive_manifest_hash(package_dir) != mount.manifest_hash:
+        return _changed(mount, f"extension {name} changed since the agent was built ({built}, "
+                               "rebuilt with other contents): run eve build")
+    if mount.source_backed and is_source_edited(package_dir):
+        return _changed(mount, f"extension {name} changed since the agent was built ({built}, "
+                               "its source was edited): run eve build")
+    return None
+
+
+def is_source_edited(package_dir: Path) -> bool:
+    """A source-backed package (workspace member, path or editable install) whose source no
+    longer matches its built output (`eve build` would rebuild it)."""
+    from eve_build.extension_build import locate_extension_project
+    from eve_build.project.roots import has_extension_table, locate_extension_root
+
+    root = locate_extension_root(package_dir)
+    if not has_extension_table(root / PYPROJECT):
+        return False
+    try:
+        project = locate_extension_project(root)
+    except DiagnosticsError:
+        return True
+    return project.output_dir / project.import_name == package_dir and not is_up_to_date(project)
+
+
+def _changed(mount: CompiledMount, message: str) -> Diagnostic:
+    return error(
+        "runtime/extension-changed", COMPILED_PATH, message,
+        f"run `eve build` so the agent is compiled against the installed `{mount.package}` "
+        f"(mounted by `{mount.file}`), or install the version it was built with "
+        f"(`pip install {mount.package}=={mount.version}`)",
+    )

@@ -1,0 +1,72 @@
+"""Overrides of a mounted extension's subagent: `agent/subagents/crm__reviewer/` at the
+agent root, and `agent/extensions/crm/subagents/reviewer/` beside a directory mount."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from eve_build.consumer.build import build_agent
+from eve_build.errors import DiagnosticsError
+from eve_build.runtime import Agent
+from tests.runtime.apps import compile_app, make_app, mount_file
+
+LENIENT_SCORE = """\
+from acme_crm.extension.subagents.reviewer.tools.score import tool as original
+
+
+def lenient(input, ctx):
+    return {"change": input.change, "score": 10, "risky": False}
+
+
+tool = original.replace(execute=lenient)
+"""
+DISABLED = "from eve_build.sdk import disable_tool\n\ntool = disable_tool()\n"
+CRM = mount_file("acme_crm", 'api_key="k"')
+
+
+def test_a_root_subagent_override_replaces_the_subagents_tool(
+    app: Callable[..., Path], load: Callable[..., Agent]
+) -> None:
+    root = app(["acme-crm"], {"extensions/crm.py": CRM,
+                              "subagents/crm__reviewer/tools/score.py": LENIENT_SCORE})
+    agent = load(root)
+
+    result = agent.call_tool("score", {"change": "delete billing"}, subagent="crm__reviewer")
+
+    assert result.value == {"change": "delete billing", "score": 10, "risky": False}
+    assert result.identity == "acme_crm:subagents/reviewer/tools/score.py"
+    assert agent.compiled.root.subagents[0].tools[0].source == "root-override"
+    assert "crm__reviewer" not in [t.path for t in agent.compiled.root.subagents
+                                   if t.mount is None]  # not a subagent of the agent's own
+
+
+def test_an_override_beside_a_directory_mount_disables_the_subagents_tool(
+    app: Callable[..., Path], load: Callable[..., Agent]
+) -> None:
+    root = app(["acme-crm"], {"extensions/crm/extension.py": CRM,
+                              "extensions/crm/subagents/reviewer/tools/score.py": DISABLED})
+    agent = load(root)
+
+    assert agent.tools("crm__reviewer") == []
+    assert agent.tools("crm__reviewer/checker") == ["verify"]
+
+
+def test_an_override_folder_of_an_unknown_namespace_is_an_error(tmp_path: Path) -> None:
+    root = make_app(tmp_path / "app", ["acme-crm"], {
+        "extensions/crm.py": CRM, "subagents/billing__reviewer/tools/score.py": DISABLED})
+    with pytest.raises(DiagnosticsError) as caught:
+        compile_app(root)
+    assert [(d.code, d.file) for d in caught.value.diagnostics if d.is_error] == [
+        ("agent/override-namespace-unknown", "agent/subagents/billing__reviewer")]
+
+
+def test_an_override_of_a_subagent_the_package_lacks_is_a_warning(tmp_path: Path) -> None:
+    root = make_app(tmp_path / "app", ["acme-crm"], {
+        "extensions/crm.py": CRM, "subagents/crm__auditor/tools/score.py": DISABLED})
+    compile_app(root)
+    [found] = [d for d in build_agent(root).warnings if d.code == "mount/override-unknown"]
+    assert found.file == "agent/subagents/crm__auditor/tools/score.py"
+    assert "has no subagent of that name" in found.message
