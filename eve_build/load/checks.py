@@ -8,7 +8,6 @@ raise for a user mistake.
 from __future__ import annotations
 
 import inspect
-import json
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -61,14 +60,7 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
         return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: "
                                 f"{describe_message(exc, 300)}",
                                 "use field types pydantic can describe in JSON Schema")]
-    try:  # json_schema_extra may hold anything: objects, sets, NaN
-        json.dumps(schema, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        return {}, [where.error(code, f"the JSON Schema of the {what} `{model.__name__}` is not "
-                                f"JSON: {describe_message(exc, 200)}",
-                                "keep `json_schema_extra` to JSON values (no objects, sets or "
-                                "NaN)")]
-    return schema, []
+    return schema, []  # whether it is JSON is checked with the result (engine/batch.py)
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:
