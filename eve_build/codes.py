@@ -122,6 +122,8 @@ CODES: dict[str, str] = {
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
+    "serve/route-invalid": "A channel route's path parameters cannot be served (a name used "
+        "twice, an unknown convertor).",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",
@@ -205,4 +207,7 @@ CODES: dict[str, str] = {
     "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
+    # models: field-level problems of config, input and output models (issue 14)
+    "model/name-undefined": "A field type of a model names something that is not defined.",
+    "model/default-invalid": "A field's default does not validate against the field's own type.",
 }

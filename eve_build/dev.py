@@ -13,15 +13,21 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, UsageError
 
-IGNORED_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
-OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve", ".venv", ".git"})
+if TYPE_CHECKING:
+    import watchfiles
+
+    from eve_build.consumer.compiled import CompiledAgent
+
+OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve"})
 """Ignored only at the top of a watched root (app or member): `agent/tools/build/x.py`
-is a source."""
+is a source. Everything else that is not a source (editor swap and temporary files,
+`__pycache__`, `.git`, `.venv`, tool caches) is watchfiles' own `DefaultFilter`."""
+EXTRA_IGNORED_DIRS = (".ruff_cache",)
 
 Changes = set[Path]
 Watcher = Callable[[list[Path]], Iterable[Changes]]
@@ -37,6 +43,7 @@ class Generation:
     diagnostics: tuple[Diagnostic, ...] = ()
     changed: tuple[str, ...] = ()  # the changed paths that triggered it, relative
     upgrades: tuple[str, ...] = ()  # mounted packages that changed since the last build
+    contributions: dict[str, int] = field(default_factory=dict)  # kind -> count, every tree
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ class DevSession:
         else:
             rebuilt = tuple(m.name for m in result.extensions if m.state == "built")
             generation = Generation(number, True, rebuilt, tuple(result.warnings), shown,
-                                    result.changes)
+                                    result.changes, count_contributions(result.compiled))
         self.history.append(generation)
         return generation
 
@@ -132,22 +139,48 @@ class DevSession:
             return path.as_posix()
 
 
+CONTRIBUTION_KINDS = ("tools", "skills", "channels", "connections", "schedules", "hooks",
+                      "instructions", "mounts", "subagents", "states")
+
+
+def count_contributions(compiled: CompiledAgent) -> dict[str, int]:
+    """How many of each contribution kind the agent has, over the root and every subagent."""
+    from eve_build.consumer.compiled import walk_trees
+
+    trees = walk_trees(compiled.root)
+    counts = {kind: sum(len(getattr(tree, kind)) for tree in trees) for kind in
+              CONTRIBUTION_KINDS if kind != "subagents"}
+    counts["subagents"] = len(trees) - 1
+    return {kind: counts[kind] for kind in CONTRIBUTION_KINDS}
+
+
+def derive_watch_filter() -> watchfiles.DefaultFilter:
+    """watchfiles' DefaultFilter, plus this project's own caches."""
+    import watchfiles
+
+    return watchfiles.DefaultFilter(
+        ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, *EXTRA_IGNORED_DIRS))
+
+
 def is_source_change(path: Path) -> bool:
     """`path` is relative to its watched root (the app or a workspace member). Changes to
-    outputs, caches, virtual environments and dotfiles never trigger a round."""
+    outputs never trigger a round, nor anything watchfiles' DefaultFilter ignores."""
+    import watchfiles
+
     if path.parts and path.parts[0] in OUTPUT_FOLDERS:
         return False
-    return not any(part in IGNORED_PARTS or part.startswith(".") for part in path.parts)
+    return bool(derive_watch_filter()(watchfiles.Change.modified, str(path)))
 
 
 def watch_with_watchfiles(
     paths: list[Path], stop_event: threading.Event | None = None
 ) -> Iterator[Changes]:
-    """Batches of changed paths from the OS file watcher, until Ctrl-C or `stop_event`."""
+    """Batches of changed paths from the OS file watcher, until `stop_event`; Ctrl-C raises
+    KeyboardInterrupt (the CLI ends quietly on it)."""
     import watchfiles
 
-    for batch in watchfiles.watch(*paths, debounce=300, raise_interrupt=False,
-                                  stop_event=stop_event):
+    for batch in watchfiles.watch(*paths, watch_filter=derive_watch_filter(), debounce=300,
+                                  raise_interrupt=True, stop_event=stop_event):
         yield {Path(changed) for _change, changed in batch}
 
 

@@ -72,8 +72,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     (None: one for a small extension, all cores for a large one). An output that would
     not change is not rewritten."""
     project = locate_extension_project(locate_extension_root(root))
-    escape = find_output_escape(project) if write else []
-    if escape:
+    escape = find_output_escape(project)
+    if write and escape:  # before anything is written, the cache beside the output included
         raise DiagnosticsError(f"cannot build extension `{project.name}`", escape)
     if write:
         repair_output(project.output_dir)  # a build killed inside its swap left the old output
@@ -85,7 +85,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     layout, found = discover_source(project.source_dir, display=display,
                                     package_root=project.root)
     collected.extend(found)
-    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
+    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache and not escape else None
     checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
                            collected=collected)
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
@@ -200,7 +200,7 @@ def _derive_files(
     has_config = checked.config_schema is not None
     files[f"{base}/__init__.py"] = generate.render_factory(project, has_config).encode()
     files[f"{base}/__init__.pyi"] = generate.render_factory_stub(
-        project, checked.stub_parameters).encode()
+        project, checked.stub_parameters, checked.stub_classes).encode()
     files[f"{base}/tools/__init__.py"] = generate.render_tools(project, checked.root_tools).encode()
     files[f"{base}/tools/__init__.pyi"] = generate.render_tools_stub(checked.root_tools).encode()
     files[f"{base}/py.typed"] = b""

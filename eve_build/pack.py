@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
-from eve_build.process import Runner, derive_output_tail, run_subprocess
+from eve_build.process import Runner, derive_output_tail, find_decisive_line, run_subprocess
 from eve_build.project.package_files import find_root_links_outside
 from eve_build.project.roots import locate_extension_root
 
@@ -155,14 +155,15 @@ def _pack_into(root: Path, build: BuildResult, staging: Path, target: Path, *,
     argv = derive_build_command(root, staging, isolation=isolation)
     code, output = runner(argv, root)
     if code != 0:
-        shown = derive_output_tail(output)
+        decisive = find_decisive_line(output)
+        shown = f": {decisive}" if decisive else f"; its last output:\n{derive_output_tail(output)}"
         hint = (
             ISOLATED_HINT
             if isolation
             else "run `python -m build --no-isolation` in the package to see its whole output"
         )
         raise EveBuildError(
-            f"`python -m build` failed (exit code {code}); its last output:\n{shown}", hint=hint
+            f"`python -m build` failed (exit code {code}){shown}", hint=hint
         )
     wheel, sdist = _locate_artifacts(staging, build)
     summary = read_wheel_summary(wheel)  # a wheel that cannot be read never reaches dist/

@@ -6,6 +6,7 @@ the commands; `run_subprocess` is the real one.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,3 +39,24 @@ def derive_output_tail(output: str, lines: int = OUTPUT_TAIL_LINES) -> str:
     """The last `lines` non-blank lines of `output`, indented for an error message."""
     kept = [line for line in output.splitlines() if line.strip()][-lines:]
     return "\n".join(f"  {line}" for line in kept) if kept else "  (no output)"
+
+
+DECISIVE_PATTERNS = (
+    re.compile(r"No matching distribution found for .+"),
+    re.compile(r"Could not find a version that satisfies the requirement .+"),
+    re.compile(r"(?:^|\s)(?:ERROR|error)\b:?\s+\S.*"),
+    re.compile(r"^\s*(?:[A-Za-z_][\w.]*)?(?:Error|Exception): .+"),
+)
+"""What says why a frontend failed, strongest first: pip's resolver verdicts, then an
+`ERROR` line, then the exception line that ends a traceback."""
+
+
+def find_decisive_line(output: str) -> str | None:
+    """The one line of a failed command's output that says why it failed, or None."""
+    # build prefixes the output of the commands it runs with `<` / `>` / `*`
+    lines = [line.strip().lstrip("<>* ").strip() for line in output.splitlines() if line.strip()]
+    for pattern in DECISIVE_PATTERNS:
+        found = [line for line in lines if pattern.search(line)]
+        if found:
+            return found[-1] if pattern is DECISIVE_PATTERNS[-1] else found[0]
+    return None

@@ -139,13 +139,23 @@ def test_eve_dev_on_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["dev", "--path", str(tmp_path / "missing")])
 
     assert result.exit_code == 2
-    assert "is not a folder, so there is nothing to watch" in result.output
+    assert "Invalid value for '--path'" in result.stderr and "does not exist" in result.stderr
+    assert result.stdout == ""
     assert "Traceback" not in result.output
 
 
 def test_a_source_folder_named_build_inside_the_agent_is_watched() -> None:
     assert is_source_change(Path("agent/tools/build/deploy.py"))
     assert not is_source_change(Path("build/eve/x.py"))
+
+
+def test_watchfiles_default_filter_drops_editor_and_cache_files() -> None:
+    for ignored in ("agent/tools/.search.py.swp", "agent/tools/search.py~",
+                    "agent/tools/__pycache__/search.cpython-311.pyc", ".ruff_cache/x",
+                    "agent/.mypy_cache/y.json"):
+        assert not is_source_change(Path(ignored)), ignored
+    assert is_source_change(Path("agent/tools/search.py"))
+    assert is_source_change(Path("agent/instructions.md"))
 
 
 def test_a_round_after_an_upgrade_rebuilds_and_says_what_changed(tmp_path: Path) -> None:

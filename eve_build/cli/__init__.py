@@ -1,7 +1,8 @@
 """The `eve` command line: a thin typer layer over the core.
 
 Only this package imports typer or prints. Each command imports its core module
-inside the function, so `eve --help` stays fast.
+inside the function, so `eve --help` stays fast. Conventions every command shares
+(`-h`, `--json`, schemas, exit codes) live in `conventions.py` and `output.py`.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import typer
 from eve_build._version import __version__
 from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
+from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
 from eve_build.cli.guard import guard_commands
-from eve_build.cli.output import divert_process_stdout
+from eve_build.cli.output import configure, divert_process_stdout
 
 app = typer.Typer(
     name="eve",
+    cls=EveGroup,
     help="Build, package, mount and run eve extensions and agents.",
     no_args_is_help=True,
-    add_completion=False,
+    context_settings=CONTEXT_SETTINGS,
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
@@ -43,11 +46,18 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only errors and data: no "
+                               "progress, notes or warnings."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show extra detail on "
+                                 "stderr."),
+    version: bool = typer.Option(  # noqa: ARG001 (handled by its eager callback)
+        False, "--version", "-V", callback=_version, is_eager=True,
+        help="Print the version and exit."),
 ) -> None:
     """Build, package, mount and run eve extensions and agents."""
+    if quiet and verbose:
+        raise typer.BadParameter("use one of --quiet and --verbose", param_hint="--quiet")
+    configure(quiet=quiet, verbose=verbose)
 
 
 guard_commands(app)  # last: every command registered above gets the last-resort handler

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.output import echo, emit_json, run_core
+from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.output import echo, emit_result, run_core
 
 
 def register(app: typer.Typer) -> None:
@@ -20,17 +21,17 @@ def add(
     namespace: str | None = typer.Option(None, "--as", metavar="NS",
                                          help="The namespace to mount it under (default: its "
                                               "import name)."),
-    path: Path = typer.Option(Path(), "--path", help="A folder inside the agent project."),
-    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    path: Path = path_option("A folder inside the agent project."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Install an extension, add it to pyproject.toml, mount it and build the agent."""
     from eve_build.add.extension import add_extension
 
     result = run_core(lambda: add_extension(path, target, namespace), json_output=json_output)
     if json_output:
-        emit_json({"status": "added", "namespace": result.namespace, "package": result.package,
-                   "version": result.version, "mountFile": str(result.mount_file),
-                   "env": list(result.env), "tools": list(result.tools)})
+        emit_result("added", namespace=result.namespace, package=result.package,
+                    version=result.version, mountFile=str(result.mount_file),
+                    env=list(result.env), tools=list(result.tools))
         return
     echo(f"Added {result.package} {result.version} as `{result.namespace}` "
          f"({result.mount_file.name}); the agent is built")

@@ -7,13 +7,18 @@ from typing import Any
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
+from eve_build.cli.output import (
+    detail,
+    echo,
+    echo_err,
+    emit_json,
+    emit_result,
+    render_diagnostics,
+    run_core,
+)
 
-AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agent under "
-                            "`agents/NAME/` to use.")
-PATH_OPTION = typer.Option(Path(), "--path", help="The app root (holds `agent/`) or workspace "
-                           "root.")
-JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+PATH_OPTION = path_option("The app root (holds `agent/`) or workspace root.")
 NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Build extensions without the build "
                                "cache (EVE_CACHE_DIR).")
 PLAN_OPTION = typer.Option(False, "--plan", help="Print the workspace build plan (each "
@@ -36,29 +41,24 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
         return
     from eve_build.consumer.build import build_agent
     from eve_build.consumer.compiled import walk_trees
-    from eve_build.diagnostics import summarize
 
     result = run_core(lambda: build_agent(path, agent, use_cache=not no_cache),
                       json_output=json_output)
     render_diagnostics(result.warnings)
     root = result.compiled.root
     if json_output:
-        emit_json({
-            "status": "ready",
-            "app": str(result.app_root),
-            "compiled": str(result.compiled_path),
-            "written": result.written,
-            "extensions": [{"package": m.name, "directory": str(m.root), "state": m.state}
-                           for m in result.extensions],
-            "changes": list(result.changes),
-            "diagnostics": summarize(result.warnings),
-        })
+        emit_result("ready", result.warnings, app=str(result.app_root),
+                    compiled=str(result.compiled_path), written=result.written,
+                    extensions=[{"package": m.name, "directory": str(m.root), "state": m.state}
+                                for m in result.extensions],
+                    changes=list(result.changes))
         return
     for change in result.changes:
         echo(f"  changed: {change}")
     for member in result.extensions:
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
+        detail(f"    from {_shown(member.root)}")
     mounts = sum(len(t.mounts) for t in walk_trees(root))
     echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
          f"{_count(mounts, 'mount')}) into "
@@ -98,6 +98,9 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
     data = run_core(describe, json_output=json_output)
     render_diagnostics(_diagnostics(data))
+    if data["status"] != "ready":
+        data["error"] = {"message": "the agent does not compile",
+                         "hint": "fix the errors in diagnostics, then run `eve info` again"}
     if json_output:
         emit_json(data)
     else:

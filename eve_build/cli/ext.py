@@ -6,7 +6,16 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, emit_json, run_core
+from eve_build.cli.conventions import JSON_OPTION
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_json,
+    emit_json_line,
+    emit_result,
+    envelope,
+    run_core,
+)
 
 app = typer.Typer(help="Project extensions (nodes): register, start, list, stop, remove.",
                   no_args_is_help=True)
@@ -24,20 +33,27 @@ def add(
     name: str | None = typer.Option(None, "--name", help="Register under this name "
                                     "(default: the folder name)."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Register without asking."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Register a project extension: this is the decision to trust and run its code."""
     from eve_build.node.lifecycle import add_node, plan_add
 
     home = _home()
-    entry = run_core(lambda: plan_add(home, path, name))
+    entry = run_core(lambda: plan_add(home, path, name), json_output=json_output)
     files = sorted(p.name for p in entry.path.iterdir() if not p.name.startswith("."))
     echo_err(f"Registering node `{entry.name}` from `{entry.path}`:")
     echo_err(f"  files: {', '.join(files)}")
     echo_err("  `eve ext start` will install it in its own venv and run its code as you.")
     if not yes and not typer.confirm("Trust and register it?", err=True):
+        if json_output:
+            emit_result("failed", name=entry.name, path=str(entry.path),
+                        error={"message": "not registered", "hint": ""})
         echo_err("error: not registered")
         raise typer.Exit(1)
-    run_core(lambda: add_node(home, entry))
+    run_core(lambda: add_node(home, entry), json_output=json_output)
+    if json_output:
+        emit_result("registered", name=entry.name, path=str(entry.path))
+        return
     echo(f"Registered node `{entry.name}`; start it with `eve ext start {entry.name}`")
 
 
@@ -46,11 +62,19 @@ def start(
     name: str = typer.Argument(..., help="The registered node."),
     reload: bool = typer.Option(False, "--reload", help="Stay in the foreground and restart "
                                 "the node when its sources change."),
+    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout "
+                                     "(with --reload: one JSON line per start)."),
 ) -> None:
     """Create the node's venv if needed, install it, start it detached, wait until it answers."""
     from eve_build.node.lifecycle import StartReport, start_node
 
     def show(report: StartReport) -> None:
+        if json_output:
+            fields = envelope("running" if report.already_running else "started",
+                              name=report.name, pid=report.pid, socket=str(report.socket),
+                              tools=list(report.tools), steps=list(report.steps))
+            (emit_json_line if reload else emit_json)(fields)
+            return
         for step in report.steps:
             echo_err(f"  - {step}")
         state = "already running" if report.already_running else "started"
@@ -58,25 +82,24 @@ def start(
         echo(f"Node `{report.name}` {state} (pid {report.pid}) on `{report.socket}`: {tools}")
 
     if not reload:
-        show(run_core(lambda: start_node(_home(), name)))
+        show(run_core(lambda: start_node(_home(), name), json_output=json_output))
         return
     from eve_build.node.reload import run_with_reload
 
     echo_err("watching the node's sources for changes (Ctrl-C to stop)")
     run_core(lambda: run_with_reload(_home(), name, show,
-                                     lambda text: echo_err(f"restarting: {text}")))
+                                     lambda text: echo_err(f"restarting: {text}")),
+             json_output=json_output)
 
 
 @app.command("list")
-def list_(
-    json_output: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
-) -> None:
+def list_(json_output: bool = JSON_OPTION) -> None:
     """Every registered node: running or not, pid, socket, tools."""
     from eve_build.node.lifecycle import list_nodes
 
     rows = run_core(lambda: list_nodes(_home()), json_output=json_output)
     if json_output:
-        emit_json(rows)
+        emit_result("listed", nodes=rows)
         return
     if not rows:
         echo("No nodes registered; add one with `eve ext add PATH`")
@@ -87,18 +110,26 @@ def list_(
 
 
 @app.command("stop")
-def stop(name: str = typer.Argument(..., help="The running node.")) -> None:
+def stop(name: str = typer.Argument(..., help="The running node."),
+         json_output: bool = JSON_OPTION) -> None:
     """Stop a node gracefully (SIGTERM), killing it after a timeout."""
     from eve_build.node.lifecycle import stop_node
 
-    how = run_core(lambda: stop_node(_home(), name))
+    how = run_core(lambda: stop_node(_home(), name), json_output=json_output)
+    if json_output:
+        emit_result("stopped", name=name, how=how)
+        return
     echo(f"Node `{name}` {how}")
 
 
 @app.command("remove")
-def remove(name: str = typer.Argument(..., help="The registered node.")) -> None:
+def remove(name: str = typer.Argument(..., help="The registered node."),
+           json_output: bool = JSON_OPTION) -> None:
     """Stop the node if it runs and forget it."""
     from eve_build.node.lifecycle import remove_node
 
-    was_running = run_core(lambda: remove_node(_home(), name))
+    was_running = run_core(lambda: remove_node(_home(), name), json_output=json_output)
+    if json_output:
+        emit_result("removed", name=name, wasRunning=bool(was_running))
+        return
     echo(f"Removed node `{name}`" + (" (stopped it first)" if was_running else ""))

@@ -6,31 +6,52 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.output import detail, echo, emit_result, note, render_diagnostics, run_core
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
 
 
+def _check_name(name: str) -> str:
+    """A bad NAME is a usage error (exit 2) before anything is printed or created."""
+    from eve_build.errors import UsageError
+    from eve_build.scaffold.names import parse_extension_name
+
+    try:
+        parse_extension_name(name)
+    except UsageError as exc:
+        raise typer.BadParameter(f"{exc.message}" + (f" ({exc.hint})" if exc.hint else "")
+                                 ) from None
+    return name
+
+
 @app.command("init")
 def init(
-    name: str = typer.Argument(..., help="The distribution name, e.g. acme-crm."),
+    name: str = typer.Argument(..., help="The distribution name, e.g. acme-crm.",
+                               callback=_check_name),
     directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
-                                          "(default: ./NAME)."),
+                                          "(default: ./NAME).", file_okay=False),
     no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
     no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
     force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""
     from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
 
     target = directory if directory is not None else Path(name)
-    echo_err(f"Creating {name} in {_shown(target)}...")
+    if not json_output:
+        note(f"Creating {name} in {_shown(target)}...")
     report = make_step_printer()
     result = run_core(lambda: init_extension(
         name, target, install=not no_install, git=not no_git, force=force, report=report
-    ))
+    ), json_output=json_output)
+    if json_output:
+        emit_result("created", package=name, directory=str(result.target), files=result.files,
+                    steps=result.steps, nextSteps=result.next_steps)
+        return
     echo(f"Created {name} in {_shown(result.target)}")
     for step in result.steps:
         echo(f"  - {step}")
@@ -41,8 +62,8 @@ def init(
 
 @app.command("build")
 def build(
-    path: Path = typer.Option(Path(), "--path", help="The extension package root."),
-    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    path: Path = path_option("The extension package root."),
+    json_output: bool = JSON_OPTION,
     no_cache: bool = typer.Option(False, "--no-cache", help="Import every module; neither "
                                   "read nor write the build cache."),
 ) -> None:
@@ -53,15 +74,12 @@ def build(
                       json_output=json_output)
     render_diagnostics(result.warnings)
     if json_output:
-        emit_json({
-            "status": "built",
-            "package": result.project.name,
-            "output": str(result.package_dir),
-            "requires": result.manifest.requires,
-            "files": list(result.files),
-            "diagnostics": [d.to_json() for d in result.warnings],
-        })
+        emit_result("built", result.warnings, package=result.project.name,
+                    version=result.project.version, output=str(result.package_dir),
+                    requires=result.manifest.requires, files=list(result.files))
         return
+    for written in result.files:
+        detail(f"  wrote {written}")
     tools = len(result.manifest.contributions.get("tools", []))
     echo(f"Built {result.project.name} {result.project.version} into "
          f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "
@@ -70,31 +88,29 @@ def build(
 
 @app.command("pack")
 def pack(
-    path: Path = typer.Option(Path(), "--path", help="The extension package root."),
+    path: Path = path_option("The extension package root."),
     outdir: Path | None = typer.Option(None, "--outdir", help="Where the sdist and wheel go "
                                        "(default: PATH/dist)."),
     no_isolation: bool = typer.Option(False, "--no-isolation", help="Build with this "
                                       "environment's packages (`python -m build --no-isolation`)."),
-    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Build the sdist and wheel with `python -m build` and summarise the wheel."""
     from eve_build.pack import pack_extension
 
     if not json_output:
-        echo_err(f"Packing `{path.resolve().name}` with `python -m build`...")
+        note(f"Packing `{path.resolve().name}` with `python -m build`...")
     result = run_core(lambda: pack_extension(path, outdir=outdir, isolation=not no_isolation),
                       json_output=json_output)
     wheel, manifest = result.wheel, result.wheel.manifest
     requires = ", ".join(f"{name} {version}" for name, version in manifest.requires.items())
     externals = ", ".join(manifest.build.external_dependencies) or "none"
     if json_output:
-        emit_json({
-            "status": "packed", "wheel": str(wheel.path),
-            "sdist": str(result.sdist) if result.sdist else None, "files": wheel.files,
-            "package": wheel.import_package, "packageFiles": wheel.package_files,
-            "requires": manifest.requires, "externalDependencies":
-            manifest.build.external_dependencies,
-        })
+        emit_result("packed", result.build.warnings, wheel=str(wheel.path),
+                    sdist=str(result.sdist) if result.sdist else None, files=wheel.files,
+                    package=wheel.import_package, packageFiles=wheel.package_files,
+                    requires=manifest.requires,
+                    externalDependencies=manifest.build.external_dependencies)
         return
     echo(f"Built {_shown(wheel.path)} ({wheel.files} files)")
     if result.sdist is not None:

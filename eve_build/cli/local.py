@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.output import echo, echo_err, emit_result, render_diagnostics, run_core
 
 if TYPE_CHECKING:
     from eve_build.runtime.agent import Agent
@@ -28,9 +29,9 @@ def register(app: typer.Typer, extension_app: typer.Typer) -> None:
 def command(
     name: str = typer.Argument(..., help="The command, as a local extension names it."),
     args: list[str] | None = typer.Argument(None, help="Its arguments (joined by spaces)."),
-    path: Path = typer.Option(Path(), "--path", help=PATH_HELP),
+    path: Path = path_option(PATH_HELP),
     extension: ExtensionPaths = None,
-    json_output: bool = typer.Option(False, "--json", help="Print the reply as JSON."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a local extension's command: the reply on stdout (exit 1 when it raised)."""
     from eve_build.runtime.loader import load_agent
@@ -44,7 +45,10 @@ def command(
 
     reply = run_core(run, json_output=json_output)
     if json_output:
-        emit_json(reply.to_json())
+        fields = reply.to_json()
+        fields.pop("status")
+        emit_result("ok" if reply.ok else "failed", **fields,
+                    error=None if reply.ok else {"message": reply.text, "hint": ""})
     elif reply.ok:
         echo(reply.text)
     if not reply.ok:
@@ -54,9 +58,9 @@ def command(
 
 def message(
     text: str = typer.Argument(..., help="The message, e.g. `/notes` or `/skill:triage`."),
-    path: Path = typer.Option(Path(), "--path", help=PATH_HELP),
+    path: Path = path_option(PATH_HELP),
     extension: ExtensionPaths = None,
-    json_output: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a message through the input hooks, commands and skill expansion."""
     from eve_build.local.messages import handle_message
@@ -71,7 +75,11 @@ def message(
 
     outcome, reported = run_core(run, json_output=json_output)
     if json_output:
-        emit_json({**outcome.to_json(), **reported})
+        fields = {**outcome.to_json(), **reported}
+        fields.pop("status")
+        found = _diagnostics(fields.pop("diagnostics"))
+        emit_result("ok" if outcome.ok else "failed", found, **fields,
+                    error=None if outcome.ok else {"message": outcome.text, "hint": ""})
     else:
         echo(outcome.text)
     if not outcome.ok:
@@ -82,9 +90,9 @@ def message(
 
 @extensions_app.command("list")
 def list_extensions(
-    path: Path = typer.Option(Path(), "--path", help=PATH_HELP),
+    path: Path = path_option(PATH_HELP),
     extension: ExtensionPaths = None,
-    json_output: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """One row per mount and local extension: origin, status, tools, commands."""
     from eve_build.errors import DiagnosticsError
@@ -102,15 +110,10 @@ def list_extensions(
 
     rows = run_core(run, json_output=json_output)
     if json_output:
-        emit_json(rows)
+        emit_result("listed", _diagnostics([d for row in rows for d in row["diagnostics"]]),
+                    extensions=rows)
         return
-    from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
-
-    shown = Diagnostics()
-    shown.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
-                            hint=d["hint"], severity=Severity(d["severity"]))
-                 for row in rows for d in row["diagnostics"])
-    render_diagnostics(shown)
+    render_diagnostics(_diagnostics([d for row in rows for d in row["diagnostics"]]))
     if not rows:
         echo("no mounts and no local extensions")
     for row in rows:
@@ -124,17 +127,34 @@ def new_local(
     name: str = typer.Argument(..., help="The extension's name (also its file name)."),
     global_: bool = typer.Option(False, "--global",
                                  help="Write into $EVE_HOME/extensions/ (every project)."),
-    path: Path = typer.Option(Path(), "--path", help="The project root."),
+    path: Path = path_option("The project root."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Write a commented single-file local extension to start from."""
     from eve_build.local.template import write_local_template
 
-    written = run_core(lambda: write_local_template(name, path, global_=global_))
+    written = run_core(lambda: write_local_template(name, path, global_=global_),
+                       json_output=json_output)
+    next_steps = (["eve trust"] if written.scope == "project" else []) + ["eve extensions list"]
+    if json_output:
+        emit_result("created", path=str(written.path), scope=written.scope,
+                    nextSteps=next_steps)
+        return
     echo(f"Wrote `{written.path}`")
     echo("\nNext steps:")
     if written.scope == "project":
         echo("  eve trust          # approve the project's local extensions")
     echo("  eve extensions list   # check that it loads")
+
+
+def _diagnostics(items: list[dict[str, Any]]) -> list[Any]:
+    """Diagnostics back from their JSON form, without repeats."""
+    from eve_build.diagnostics import Diagnostic, Diagnostics, Severity
+
+    found = Diagnostics()
+    found.extend(Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
+                            hint=d["hint"], severity=Severity(d["severity"])) for d in items)
+    return found.items
 
 
 def report_local(agent: Agent, *, quiet: bool = False,

@@ -9,10 +9,11 @@ from typing import Any
 import typer
 
 from eve_build.cli.agent import _diagnostics  # one reader of the JSON diagnostics
+from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo, emit_json, render_diagnostics, run_core
 
-PATH_OPTION = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`).")
+PATH_OPTION = path_option("The agent app (holds `.eve/`).")
 
 
 def register(app: typer.Typer) -> None:
@@ -42,7 +43,7 @@ def mcp(
 
 def connections(
     path: Path = PATH_OPTION,
-    json_output: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    json_output: bool = JSON_OPTION,
     probe: bool = typer.Option(False, "--probe",
                                help="Connect to each MCP server and list its tools."),
     timeout: float = typer.Option(5.0, "--timeout", min=0.1,
@@ -56,7 +57,10 @@ def connections(
                     json_output=json_output)
     render_diagnostics(_diagnostics(data))
     if json_output:
-        emit_json(data)
+        failed = bool(data["diagnostics"]["errors"])
+        emit_json({"status": "failed" if failed else "listed", **data, **(
+            {"error": {"message": "some connections could not be resolved or probed",
+                       "hint": "see diagnostics"}} if failed else {})})
     else:
         _print(data["connections"])
     if data["diagnostics"]["errors"]:

@@ -1,4 +1,13 @@
-"""All terminal output: diagnostics to stderr, data (`--json`) to stdout."""
+"""All terminal output, and the one place output and exit codes are decided.
+
+Data goes to stdout (plain text, or one JSON object with `--json`); diagnostics,
+progress and notes go to stderr, coloured through rich only when stderr is a
+terminal and `NO_COLOR` is unset. Every `--json` payload is one envelope:
+`{"status": ..., <command fields>, "diagnostics": {"errors", "warnings", "items"}}`,
+the same shape on success and on failure (failure adds `"error": {"message", "hint"}`).
+The shapes are JSON Schema files in `eve_build/schemas/`, documented in
+docs/reference/json.md.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +15,55 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TextIO, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import typer
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, EveBuildError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 T = TypeVar("T")
 
 
+@dataclass
+class Settings:
+    """How chatty this invocation is; set by the root callback (`-q` / `-v`)."""
+
+    quiet: bool = False
+    verbose: bool = False
+
+
+SETTINGS = Settings()
+
+
+def configure(*, quiet: bool = False, verbose: bool = False) -> None:
+    SETTINGS.quiet, SETTINGS.verbose = quiet, verbose
+
+
 def echo(text: str = "") -> None:
+    """Data, on stdout: never coloured, never hidden."""
     typer.echo(text)
 
 
 def echo_err(text: str = "") -> None:
-    typer.echo(text, err=True)
+    """An error line on stderr: shown even with `--quiet`."""
+    _console().print(_styled(text), soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """Progress and next steps on stderr; hidden by `--quiet`."""
+    if not SETTINGS.quiet:
+        _console().print(text, style="dim", soft_wrap=True)
+
+
+def detail(text: str) -> None:
+    """Extra detail on stderr, shown only with `--verbose`."""
+    if SETTINGS.verbose:
+        _console().print(text, style="dim", soft_wrap=True)
 
 
 _DATA: list[TextIO] = []  # where JSON data goes while user code's stdout is diverted
@@ -29,7 +71,11 @@ _DATA: list[TextIO] = []  # where JSON data goes while user code's stdout is div
 
 def emit_json(data: Any) -> None:
     """The command's one JSON document on stdout (NaN is refused, never printed)."""
-    text = json.dumps(data, indent=2, sort_keys=False, allow_nan=False)
+    _write_data(json.dumps(data, indent=2, sort_keys=False, allow_nan=False))
+
+
+def _write_data(text: str) -> None:
+    """Data on stdout, even while user code's prints are diverted to stderr."""
     if _DATA:
         _DATA[-1].write(text + "\n")
         _DATA[-1].flush()
@@ -62,25 +108,95 @@ def divert_process_stdout() -> None:
     _DATA.append(open(data_fd, "w", encoding="utf-8", closefd=True))  # noqa: SIM115
 
 
+def emit_json_line(data: Any) -> None:
+    """One compact JSON object per line (`eve dev --json`)."""
+    _write_data(json.dumps(data, sort_keys=False, allow_nan=False))
+
+
+def envelope(status: str, diagnostics: Iterable[Diagnostic] = (), **fields: Any) -> dict[str, Any]:
+    """The one `--json` shape: status, the command's fields, then the diagnostics summary."""
+    from eve_build.diagnostics import summarize
+
+    return {"status": status, **fields, "diagnostics": summarize(diagnostics)}
+
+
+def emit_result(status: str, diagnostics: Iterable[Diagnostic] = (), **fields: Any) -> None:
+    emit_json(envelope(status, diagnostics, **fields))
+
+
 def render_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
+    """`file:line: error CODE: message` lines on stderr (warnings hidden by `--quiet`)."""
+    console = None
     for diagnostic in diagnostics:
-        echo_err(diagnostic.render())
+        if SETTINGS.quiet and not diagnostic.is_error:
+            continue
+        console = console or _console()
+        console.print(_diagnostic_text(diagnostic), soft_wrap=True)
 
 
 def run_core(action: Callable[[], T], *, json_output: bool = False) -> T:
-    """Call into the core; an EveBuildError becomes output and an exit code, never a traceback."""
+    """Call into the core; an EveBuildError becomes output and an exit code, never a traceback.
+
+    Exit 1 for a user's mistake in the project, 2 for a usage error (`UsageError`).
+    """
     try:
         return action()
     except DiagnosticsError as exc:
         if json_output:
-            emit_json({"status": "failed", "diagnostics": [d.to_json() for d in exc.diagnostics]})
+            emit_result("failed", exc.diagnostics, error={"message": exc.message, "hint": exc.hint})
         render_diagnostics(exc.diagnostics)
         echo_err(f"error: {exc.message}")
         raise typer.Exit(exc.exit_code) from None
     except EveBuildError as exc:
         if json_output:
-            emit_json({"status": "failed", "error": exc.message, "hint": exc.hint})
+            emit_result("failed", error={"message": exc.message, "hint": exc.hint})
         echo_err(f"error: {exc.message}")
         if exc.hint:
             echo_err(f"\nhint: {exc.hint}")
         raise typer.Exit(exc.exit_code) from None
+
+
+def _console() -> Console:
+    import os
+
+    from rich.console import Console
+
+    # rich styles only a terminal; NO_COLOR (any value but "") turns bold off too
+    plain = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=True, highlight=False, markup=False, emoji=False,
+                   color_system=None if plain else "auto")
+
+
+_STYLES = {"error": "bold red", "warning": "bold yellow", "hint": "cyan"}
+
+
+def _styled(text: str) -> Any:
+    """Colour a leading `error:`, `warning:` or `hint:` on each line."""
+    from rich.text import Text
+
+    styled = Text(text)
+    offset = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        word = stripped.split(":", 1)[0]
+        if word in _STYLES and stripped.startswith(f"{word}:"):
+            start = offset + len(line) - len(stripped)
+            styled.stylize(_STYLES[word], start, start + len(word))
+        offset += len(line) + 1
+    return styled
+
+
+def _diagnostic_text(diagnostic: Diagnostic) -> Any:
+    from rich.text import Text
+
+    text = Text()
+    where = diagnostic.location()
+    if where:
+        text.append(f"{where}: ", style="bold")
+    text.append(diagnostic.severity.value, style=_STYLES[diagnostic.severity.value])
+    text.append(f" {diagnostic.code}: {diagnostic.message}")
+    if diagnostic.hint:
+        text.append("\n  ")
+        text.append("hint", style=_STYLES["hint"])
+        text.append(f": {diagnostic.hint}")
+    return text

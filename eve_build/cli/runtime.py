@@ -12,9 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.local import report_local
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_json, render_diagnostics, run_core
+from eve_build.cli.output import (
+    detail,
+    echo,
+    echo_err,
+    emit_json,
+    emit_result,
+    note,
+    render_diagnostics,
+    run_core,
+)
 
 if TYPE_CHECKING:
     from eve_build.diagnostics import Diagnostic
@@ -31,10 +41,10 @@ def register(app: typer.Typer) -> None:
 
 def call(
     tool: str = typer.Argument(..., help="The tool as the agent sees it, e.g. crm__search."),
-    arguments: str = typer.Argument("{}", metavar="[JSON | @FILE | @-]",
-                                    help="The arguments: a JSON object, or @file holding one "
-                                    "(@- reads stdin; at most 8 MiB)."),
-    path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
+    arguments: str = typer.Argument("{}", metavar="JSON | @FILE | -",
+                                    help="The arguments: a JSON object, @file holding one, "
+                                    "or - (or @-) to read it from stdin; at most 8 MiB."),
+    path: Path = path_option("The agent app (holds `.eve/`)."),
     approve: bool = typer.Option(False, "--approve", help="Approve every approval request."),
     json_output: bool = typer.Option(False, "--json",
                                      help="Print the whole result with its trace as JSON."),
@@ -59,7 +69,7 @@ def call(
                 result = agent.call_tool(
                     tool, given, subagent=subagent,
                     approver=(lambda _: True) if approve else None,
-                    on_progress=None if json_output else lambda text: echo_err(
+                    on_progress=None if json_output else lambda text: note(
                         f"progress: {text}"))
             finally:
                 if watchdog is not None:
@@ -68,13 +78,17 @@ def call(
             return result
 
     result = run_core(run, json_output=json_output)
+    for entry in result.trace:
+        detail(f"trace: {json.dumps(entry, default=str)}")
     for entry in result.trace:  # the runtime logs these too, but nothing shows its log here
         if "warning" in entry:
             echo_err(f"warning: {entry['warning']}")
         elif entry["outcome"] in ("timeout", "error") and result.status == "ok":
             echo_err(f"warning: {entry['reason']}")
     if json_output:
-        emit_json(_jsonable(dataclasses.asdict(result)))
+        fields = _jsonable(dataclasses.asdict(result))
+        fields["error"] = None if result.ok else {"message": result.error or "", "hint": ""}
+        emit_result(**fields)
     elif result.ok:
         emit_json(_jsonable(result.value))
     if not result.ok:
@@ -86,10 +100,12 @@ def call(
 
 @state_app.command("migrate")
 def migrate(
-    snapshot: Path = typer.Argument(..., help="The session snapshot (JSON) to migrate."),
+    snapshot: Path = typer.Argument(..., help="The session snapshot (JSON) to migrate.",
+                                    exists=True, dir_okay=False),
     output: Path | None = typer.Option(None, "-o", "--output",
                                        help="Write here instead of over SNAPSHOT."),
-    path: Path = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`)."),
+    path: Path = path_option("The agent app (holds `.eve/`)."),
+    json_output: bool = JSON_OPTION,
 ) -> None:
     """Move package-prefixed state keys to the mount that owns them (atomically)."""
     from eve_build.consumer.compiled import walk_trees
@@ -108,8 +124,12 @@ def migrate(
         write_snapshot(target, migrated)
         return len(set(migrated["state"]) - set(before["state"])), warnings
 
-    moved, warnings = run_core(run)
+    moved, warnings = run_core(run, json_output=json_output)
     render_diagnostics(warnings)
+    if json_output:
+        emit_result("migrated", warnings, snapshot=str(snapshot), output=str(target),
+                    moved=moved, dropped=len(warnings))
+        return
     noun = "key" if moved == 1 else "keys"
     echo(f"Migrated `{snapshot}` into `{target}`: {moved} {noun} moved, "
          f"{len(warnings)} dropped")

@@ -8,16 +8,25 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_json, run_core
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_json,
+    emit_json_line,
+    emit_result,
+    envelope,
+    note,
+    run_core,
+)
 
 if TYPE_CHECKING:
     from eve_build.serve.prompt import Prompt
     from eve_build.serve.schedules import ScheduleInfo, ScheduleRun
     from eve_build.serve.server import Served
 
-PATH_OPTION = typer.Option(Path(), "--path", help="The agent app (holds `.eve/`).")
-JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on stdout.")
+PATH_OPTION = path_option("The agent app (holds `.eve/`).")
 SUBAGENT_OPTION = typer.Option(None, "--subagent", help="A subagent of the agent (its path).")
 HOST_OPTION = typer.Option("127.0.0.1", "--host", help="The address to listen on.")
 PORT_OPTION = typer.Option(8000, "--port", help="The port to listen on (0: a free one).")
@@ -39,20 +48,30 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           channel_timeout: float = TIMEOUT_OPTION,
           access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                           help="Log one line per request."),
-          extension: ExtensionPaths = None) -> None:
+          extension: ExtensionPaths = None, json_output: bool = typer.Option(
+              False, "--json", help="JSON lines on stdout: `serving` with the URL, then "
+              "`stopped` (docs/reference/json.md).")) -> None:
     """Serve the built agent: its channels over HTTP, its schedules on their cron."""
     from eve_build.serve.server import run_server
 
     configure_logging()
 
+    def ready(url: str) -> None:
+        if json_output:
+            emit_json_line(envelope("serving", url=url))
+        else:
+            echo(f"serving on {url} (Ctrl-C to stop)")
+
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
-                          on_ready=lambda url: echo(f"serving on {url} (Ctrl-C to stop)"))
+                          on_ready=ready)
 
-    served = run_core(run)
+    served = run_core(run, json_output=json_output)
+    if json_output:
+        emit_json_line(envelope("stopped", signal=served.signal))
     stopped = f" on {served.signal}" if served.signal else ""
-    echo_err(f"stopped{stopped}")
+    note(f"stopped{stopped}")
 
 
 def configure_logging() -> None:
@@ -74,13 +93,15 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
 
     listed = run_core(run, json_output=json_output)
     if json_output:
-        emit_json({"schedules": [item.to_json() for item in listed]})
+        emit_result("listed", schedules=[item.to_json() for item in listed])
         return
     if not listed:
         echo("the agent has no schedules")
     for item in listed:
         where = f" (subagent {item.subagent})" if item.subagent else ""
         echo(f"{item.name}{where}  {item.cron}  {item.mode}")
+        if item.problem:
+            echo(f"  never: {item.problem} (run `eve build` again)")
         for when in item.next_runs:
             echo(f"  {when.isoformat(sep=' ', timespec='minutes')}")
 
@@ -99,7 +120,10 @@ def schedule_run(name: str = typer.Argument(..., help="The schedule, e.g. crm__s
 
     done = run_core(run, json_output=json_output)
     if json_output:
-        emit_json(_jsonable(done.to_json()))
+        fields = _jsonable(done.to_json())
+        fields["error"] = (None if done.status == "ok"
+                           else {"message": str(done.error or ""), "hint": ""})
+        emit_result(**fields)
     elif done.turn is not None:
         echo(done.turn)
     elif done.status == "ok":
@@ -119,7 +143,7 @@ def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
 
     assembled = run_core(run, json_output=json_output)
     if json_output:
-        emit_json(assembled.to_json())
+        emit_result("ok", **assembled.to_json())
     else:
         typer.echo(assembled.text, nl=False)
     for part in assembled.errors:

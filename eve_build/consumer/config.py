@@ -78,7 +78,7 @@ def validate_config(
                 f"`{shown}`: the config of `{package}` is invalid:\n" + "\n".join(lines),
                 f"fix the arguments of the mount factory call in `{shown}`; the options are "
                 f"described by `{package}`'s config model", line=line,
-            )]
+            ), *_unknown_fields(model, config, shown, package, line)]  # kept beside errors
     found.extend(_unknown_fields(model, config, shown, package, line))
     if instance is not None:
         unset = {name for name in factories if name not in instance.model_fields_set}

@@ -40,6 +40,7 @@ class CheckedSource:
     capabilities: set[str] = field(default_factory=set)
     config_schema: Record | None = None
     stub_parameters: str = ""
+    stub_classes: str = ""  # TypedDicts the parameters name (nested config models)
     root_tools: list[tuple[str, str, str]] = field(default_factory=list)  # name, path, kind
     imported: list[str] = field(default_factory=list)  # modules imported (not from cache)
 
@@ -160,6 +161,7 @@ def assemble(project: ExtensionProject, layout: SourceLayout, modules: list[tupl
     extension = results.get(slots.EXTENSION_MODULE, {}).get("extra") or {}
     checked.config_schema = extension.get("configSchema")
     checked.stub_parameters = extension.get("stubParameters", "")
+    checked.stub_classes = extension.get("stubClasses", "")
     ctx = _Context(project.source_dir, display, f"{project.import_name}:",
                    LoadedModules(package=""))
     for result in results.values():

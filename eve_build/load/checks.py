@@ -8,6 +8,7 @@ raise for a user mistake.
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,13 +55,25 @@ def is_model(value: object) -> bool:
 def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple[Record, list[
     Diagnostic
 ]]:
+    from eve_build.load.fields import find_invalid_defaults, find_undefined_name
+
+    undefined = find_undefined_name(model, where.file, where.line, "model/name-undefined")
+    if undefined is not None:
+        return {}, [undefined]
     try:
         schema = model.model_json_schema()
     except Exception as exc:
         return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: "
                                 f"{describe_message(exc, 300)}",
                                 "use field types pydantic can describe in JSON Schema")]
-    return schema, []  # whether it is JSON is checked with the result (engine/batch.py)
+    try:  # json_schema_extra may hold anything: objects, sets, NaN
+        json.dumps(schema, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return {}, [where.error(code, f"the JSON Schema of the {what} `{model.__name__}` is not "
+                                f"JSON: {describe_message(exc, 200)}",
+                                "keep `json_schema_extra` to JSON values (no objects, sets or "
+                                "NaN)")]
+    return schema, find_invalid_defaults(model, where.file, where.line, "model/default-invalid")
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:

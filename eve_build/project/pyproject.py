@@ -136,14 +136,14 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
+    import_timeout, problems = parse_import_timeout(
+        table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
+    found.extend(problems)
     if not _is_str_list(project.get("dependencies", [])):
         found.append(error("project/option-invalid", PYPROJECT,
                            "`[project].dependencies` must be a list of requirement strings",
                            'write it as `dependencies = ["eve-build", "pydantic>=2"]`',
                            line=find_key_line(text, "project", "dependencies")))
-    import_timeout, problems = parse_import_timeout(
-        table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
-    found.extend(problems)
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,

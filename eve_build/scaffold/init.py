@@ -17,7 +17,9 @@ from pathlib import Path
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.process import Runner, run_subprocess
+from eve_build.scaffold.membership import join_workspace
 from eve_build.scaffold.names import parse_extension_name
+from eve_build.scaffold.placement import derive_placement
 from eve_build.scaffold.render import derive_context, render_scaffold
 from eve_build.scaffold.staging import write_scaffold_files
 from eve_build.scaffold.steps import (
@@ -80,10 +82,18 @@ def init_extension(
     run = runner or run_subprocess
     tell: StepReporter = report or report_nothing
     installer = uv if uv is not None or runner is not None else locate_uv()
-    files = render_scaffold(derive_context(name))
+    use_git = git and shutil.which("git") is not None
+    placement = derive_placement(run, target, git=use_git)
+    files = render_scaffold(derive_context(name, authors=placement.authors,
+                                          own_repository=placement.own_repository))
     root = target.resolve()
     written = write_scaffold_files(files, root, force=force)
     steps = [f"wrote {len(written)} files"]
+    if placement.workspace_root is not None:
+        steps += join_workspace(placement.workspace_root, root, name)
+        steps.append("skipped `git init` and `.venv`: the package is a member of the uv "
+                     f"workspace at `{placement.workspace_root}`")
+        git = install = False
     if git and shutil.which("git") is not None:
         steps += commit_scaffold(run, root, f"Scaffold {name} with eve-build {__version__}",
                                  tell)
@@ -102,7 +112,9 @@ def init_extension(
         target=root,
         files=written,
         steps=steps,
-        next_steps=derive_next_steps(target, installed=install),
+        next_steps=(derive_member_next_steps(placement.workspace_root, name)
+                    if placement.workspace_root is not None
+                    else derive_next_steps(target, installed=install)),
     )
 
 
@@ -142,3 +154,10 @@ def derive_next_steps(target: Path, *, installed: bool) -> list[str]:
         ]
     lines += [f"{python} -m pytest", f"{bin_dir}eve extension build"]
     return lines
+
+
+def derive_member_next_steps(workspace_root: Path, name: str) -> list[str]:
+    """A workspace member is installed and tested from the workspace root."""
+    lines = [] if workspace_root == Path.cwd().resolve() else [
+        f"cd {shlex.quote(str(workspace_root))}"]
+    return [*lines, "uv sync --all-packages", f"uv run --package {name} pytest"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import jinja2
 
@@ -18,8 +19,12 @@ import eve_build
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.naming import derive_import_name
+from eve_build.scaffold.metadata import Author, derive_pyproject, derive_runtime_requirement
+from eve_build.scaffold.options import SampleConfig, derive_options_table, derive_sample_fields
 
 TEMPLATE_SUFFIX = ".jinja"
+OWN_REPOSITORY_ONLY = (".github/workflows/ci.yml",)
+"""Files only a package that is its own repository gets (not a workspace member)."""
 DOT_PREFIX = "dot-"
 EXTENSION_TEMPLATE = "extension"
 
@@ -34,15 +39,33 @@ class ScaffoldContext:
     """The generated import package and mount factory, `acme_crm`."""
     eve_build_version: str
     """The eve-build that makes the scaffold, pinned in `[build-system]`."""
+    authors: tuple[Author, ...] = ()
+    """`[project].authors`, from `git config` when set."""
+    own_repository: bool = True
+    """False for a workspace member: no CI workflow of its own."""
 
 
-def derive_context(name: str, eve_build_version: str = __version__) -> ScaffoldContext:
+def derive_context(name: str, eve_build_version: str = __version__,
+                   authors: tuple[Author, ...] = (), *,
+                   own_repository: bool = True) -> ScaffoldContext:
     """The template context for the distribution `name` (assumed already valid)."""
     return ScaffoldContext(
         name=name,
         import_name=str(derive_import_name(name)),
         eve_build_version=eve_build_version,
+        authors=authors,
+        own_repository=own_repository,
     )
+
+
+def derive_variables(context: ScaffoldContext) -> dict[str, Any]:
+    """What the templates see: the context plus the data-derived pieces."""
+    return {
+        **asdict(context),
+        "runtime_requirement": derive_runtime_requirement(context.eve_build_version),
+        "config_fields": derive_sample_fields(),
+        "options_table": derive_options_table(SampleConfig.model_json_schema()).rstrip("\n"),
+    }
 
 
 def locate_templates(kind: str = EXTENSION_TEMPLATE) -> Path:
@@ -87,6 +110,7 @@ def find_templates(folder: Path) -> list[PurePosixPath]:
 def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dict[str, str]:
     """Render every template: relative POSIX output path -> text, sorted by path.
 
+    pyproject.toml is written from data (`metadata.derive_pyproject`), not a template.
     Pure: reads the templates, writes nothing.
 
     Args:
@@ -103,8 +127,11 @@ def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dic
         keep_trailing_newline=True,
         autoescape=False,
     )
-    variables = asdict(context)
-    rendered: dict[str, str] = {}
+    variables = derive_variables(context)
+    rendered: dict[str, str] = {
+        "pyproject.toml": derive_pyproject(context.name, context.eve_build_version,
+                                           context.authors),
+    }
     for template in find_templates(folder):
         try:
             text = environment.get_template(template.as_posix()).render(variables)
@@ -114,4 +141,7 @@ def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dic
                 hint="this is a bug in eve-build's templates; please report it",
             ) from exc
         rendered[derive_output_path(template)] = text
+    if not context.own_repository:
+        for path in OWN_REPOSITORY_ONLY:
+            rendered.pop(path, None)
     return dict(sorted(rendered.items()))

@@ -34,6 +34,7 @@ class MountSource:
     manifest: Manifest
     output_dir: Path  # the folder holding the import package (`build/eve`)
     config: Mapping[str, Any] = field(default_factory=dict)
+    file: str | None = None  # where the mount call is (the test file); diagnostics name it
 
     @property
     def mount_path(self) -> str:
@@ -51,7 +52,7 @@ def derive_compiled_agent(mounts: Sequence[MountSource]) -> CompiledAgent:
         package = source.manifest.package
         compiled = derive_compiled_mount(
             source.manifest, namespace=source.namespace, mount_path=source.mount_path,
-            file=f"{AGENT_DIR}/{source.mount_path}.py",
+            file=source.file or f"{AGENT_DIR}/{source.mount_path}.py",
             module=f"{AGENT_PACKAGE}.{source.mount_path.replace('/', '.')}",
             source_backed=False, config=serialize_deferred(dict(source.config)),
             manifest_hash=derive_manifest_hash(source.output_dir / package.import_name),

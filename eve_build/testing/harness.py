@@ -11,9 +11,11 @@ given with or without that prefix.
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import FrameType
 from typing import Any, TypeVar
 
 from eve_build.diagnostics import Diagnostic
@@ -132,7 +134,8 @@ def load_extension(
     built = _raise_readably(lambda: build_extension(Path(path)))
     namespace = built.project.import_name
     compiled = _raise_readably(lambda: derive_compiled_agent(
-        [MountSource(namespace, built.manifest, built.output_dir, values)]))
+        [MountSource(namespace, built.manifest, built.output_dir, values,
+                     file=find_calling_file())]))
     app_root = Path(tempfile.mkdtemp(prefix="eve-test-"))
     (app_root / compiled.agent_dir).mkdir()
     mount = Mount(package=built.project.name, import_name=namespace,
@@ -157,6 +160,25 @@ def load_app(path: str | Path, *, hook_budget: float = HOOK_BUDGET,
     _raise_readably(lambda: build_agent(root))
     return AgentHarness(_raise_readably(lambda: load_agent(
         root, environ=environ, hook_budget=hook_budget, local=False)))
+
+
+def find_calling_file() -> str | None:
+    """The first file up the stack outside eve-build and pytest: the test that mounts.
+
+    Relative to the working folder when inside it, as diagnostics show paths."""
+    package = Path(__file__).resolve().parent.parent
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        path = Path(frame.f_code.co_filename)
+        internal = path.is_relative_to(package) or any(
+            part in ("_pytest", "pluggy") for part in path.parts)
+        if not internal and path.suffix == ".py":
+            try:
+                return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+            except ValueError:
+                return path.as_posix()
+        frame = frame.f_back
+    return None
 
 
 def _raise_readably(action: Callable[[], T]) -> T:

@@ -157,3 +157,20 @@ def test_a_default_factory_is_not_called_at_build(
     assert mount.config == {"token": {"$env": "STRICT_TOKEN"}, "retries": 2}  # no region
     files = [p for p in (root / ".eve").rglob("*") if p.is_file()]
     assert files and [p for p in files if CANARY.encode() in p.read_bytes()] == []
+
+
+def test_an_unknown_option_warning_is_kept_when_another_option_fails(make_app: MakeApp) -> None:
+    from eve_build.errors import DiagnosticsError
+
+    root = make_app("one-mount", "acme-crm", "gizmo")
+    mount = root / "agent" / "extensions" / "crm.py"
+    mount.write_text(mount.read_text().replace('region="us"', 'regoin="us", max_results="many"'))
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_agent(root)
+
+    codes = [(d.code, d.severity.value) for d in caught.value.diagnostics]
+    assert ("mount/config-invalid", "error") in codes
+    assert ("mount/config-unknown-field", "warning") in codes
+    warning = next(d for d in caught.value.diagnostics if d.code == "mount/config-unknown-field")
+    assert "`regoin`" in warning.message and "`region`" in warning.hint

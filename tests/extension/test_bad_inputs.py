@@ -104,7 +104,9 @@ def test_json_output_lists_diagnostics(tmp_path: Path) -> None:
     assert result.exit_code == 1
     payload = json.loads(result.stdout)
     assert payload["status"] == "failed"
-    assert payload["diagnostics"][0] == {
+    assert payload["diagnostics"]["errors"] == len(payload["diagnostics"]["items"])
+    assert payload["error"]["message"] == "cannot build extension `bad-tool-input-missing`: 1 error"
+    assert payload["diagnostics"]["items"][0] == {
         "severity": "error", "code": expected["code"], "file": expected["file"],
         "line": expected["line"], "message": "the tool has no input model",
         "hint": "declare `class Input(pydantic.BaseModel): ...` and pass `input=Input`",

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from eve_build.cli import app
 from eve_build.errors import EveBuildError
 from eve_build.pack import ISOLATED_HINT, derive_build_command, pack_extension, read_wheel_summary
+from tests.json_schemas import validate as validate_output
 
 pytestmark = pytest.mark.integration
 
@@ -54,6 +55,7 @@ def test_pack_json(copy_fixture: Callable[[str], Path], tmp_path: Path) -> None:
     assert payload["package"] == "gizmo"
     assert payload["requires"] == {"extension": 1, "hook": 1, "instructions": 1, "tool": 1}
     assert result.stderr == ""
+    validate_output("extension-pack.json", payload)
 
 
 def test_pack_of_a_broken_extension_shows_the_build_diagnostics(
@@ -87,7 +89,8 @@ def test_a_failed_isolated_build_says_where_eve_build_comes_from(
     with pytest.raises(EveBuildError, match="`python -m build` failed \\(exit code 1\\)") as caught:
         pack_extension(root, runner=failing)
 
-    assert "  ERROR No matching distribution found for eve-build==0.1.0" in caught.value.message
+    assert caught.value.message == ("`python -m build` failed (exit code 1): ERROR No matching "
+                                    "distribution found for eve-build==0.1.0")
     assert caught.value.hint == ISOLATED_HINT
     # `python -m build` writes into a hidden staging folder of dist/, removed on failure
     staging = Path(calls[0][calls[0].index("--outdir") + 1])

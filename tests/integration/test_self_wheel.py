@@ -21,8 +21,11 @@ def test_the_wheel_ships_the_templates_and_the_hook(eve_build_wheel_dir: Path) -
         metadata = archive.read(f"{dist_info}/METADATA").decode().splitlines()
 
     assert {
-        "eve_build/_templates/extension/pyproject.toml.jinja",
+        "eve_build/_templates/extension/README.md.jinja",
+        "eve_build/_templates/extension/LICENSE.jinja",
         "eve_build/_templates/extension/dot-github/workflows/ci.yml.jinja",
+        "eve_build/schemas/_envelope.json",
+        "eve_build/schemas/build.json",
         "eve_build/hatch/hooks.py",
         "eve_build/hatch/plugin.py",
         "eve_build/py.typed",

@@ -9,6 +9,7 @@ from typer.testing import CliRunner, Result
 
 from eve_build.cli import app as cli
 from tests.conftest import GOLDEN
+from tests.json_schemas import validate
 from tests.local.conftest import LOCAL, place
 
 
@@ -52,10 +53,14 @@ def test_a_raising_or_non_string_command_is_an_error_reply(app: Path, global_dir
                                   "ZeroDivisionError: division by zero\n")
     number = run("command", "number", "--path", str(app), "--json")
     assert number.exit_code == 1
-    assert json.loads(number.stdout) == {
-        "command": "number", "extension": "command-non-string", "status": "error",
-        "text": "the command `number` of local extension `command-non-string` returned int; "
-                "a command returns the reply as a str"}
+    reason = ("the command `number` of local extension `command-non-string` returned int; "
+              "a command returns the reply as a str")
+    payload = json.loads(number.stdout)
+    validate("command.json", payload)
+    assert payload == {
+        "status": "failed", "command": "number", "extension": "command-non-string",
+        "text": reason, "error": {"message": reason, "hint": ""},
+        "diagnostics": {"errors": 0, "warnings": 0, "items": []}}
 
 
 def test_an_unknown_command_suggests_the_close_ones(app: Path, global_dir: Path) -> None:
@@ -87,6 +92,7 @@ def test_message_json_reports_the_outcome_and_the_events(app: Path, global_dir: 
     result = run("message", "plz help", "--path", str(app), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    validate("message.json", data)
     assert (data["outcome"], data["status"], data["text"]) == ("turn", "ok", "please help")
     assert [step["outcome"] for step in data["trace"]] == ["transform"]
     assert [n["text"] for n in data["notices"]] == [
@@ -102,6 +108,7 @@ def test_extensions_list_json_matches_the_golden_file(
     result = run("extensions", "list", "--json", "--path", str(app),
                  "-e", str(LOCAL / "folder-with-helpers"))
     assert result.exit_code == 0, result.output
+    validate("extensions-list.json", json.loads(result.stdout))
     text = result.stdout.replace(str(eve_home), "$EVE_HOME").replace(str(LOCAL), "$FIXTURES")
     golden = GOLDEN / "local" / "extensions-list.json"
     if update_golden:
@@ -124,13 +131,14 @@ def test_new_local_writes_a_template_that_loads(app: Path, eve_home: Path) -> No
     assert written.exit_code == 0, written.output
     assert written.stdout.splitlines()[0] == f"Wrote `{eve_home / 'extensions' / 'jot.py'}`"
     listed = run("extensions", "list", "--json", "--path", str(app))
-    (row,) = [r for r in json.loads(listed.stdout) if r["name"] == "jot"]
+    (row,) = [r for r in json.loads(listed.stdout)["extensions"] if r["name"] == "jot"]
     assert (row["status"], row["tools"], row["commands"], row["guidelines"], row["diagnostics"]
             ) == ("loaded", ["jot_echo"], ["jot-status"], 1, [])
     called = run("call", "jot_echo", '{"text": "hey"}', "--path", str(app))
     assert json.loads(called.stdout) == {"echo": "hey", "uses": 1}
-    again = run("extension", "new-local", "jot", "--global")
+    again = run("extension", "new-local", "jot", "--global", "--json")
     assert again.exit_code == 1
+    validate("extension-new-local.json", json.loads(again.stdout))
     assert "error local/name-taken: a local extension `jot` is already there" in again.stderr
 
 

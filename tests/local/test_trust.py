@@ -131,7 +131,7 @@ def test_the_trust_flow_end_to_end_in_a_subprocess(app: Path, eve_home: Path) ->
         return done
 
     def status() -> str:
-        rows = json.loads(eve("extensions", "list", "--json").stdout)
+        rows = json.loads(eve("extensions", "list", "--json").stdout)["extensions"]
         return next(r["status"] for r in rows if r["name"] == "notes")
 
     assert status() == "untrusted"

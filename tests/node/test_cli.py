@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 from eve_build.cli import app as cli
 from eve_build.node.lifecycle import StartReport
 from tests.conftest import FIXTURES, copy_fixture_tree
+from tests.json_schemas import validate
 
 
 def ext(*args: str, input: str | None = None) -> Result:
@@ -31,7 +32,8 @@ def test_add_shows_what_it_registers_and_asks(home: Path, tmp_path: Path) -> Non
     assert "Registered node `echo-node`; start it with `eve ext start echo-node`" in added.output
     listed = ext("list", "--json")
     assert listed.exit_code == 0
-    assert json.loads(listed.stdout) == [{
+    validate("ext-list.json", json.loads(listed.stdout))
+    assert json.loads(listed.stdout)["nodes"] == [{
         "name": "echo-node", "path": str(project.resolve()), "running": False, "pid": None,
         "socket": str(home / "run" / "echo-node.sock"),
         "log": str(home / "logs" / "echo-node.log"), "tools": []}]
@@ -48,9 +50,10 @@ def test_start_of_an_unregistered_name_is_a_diagnostic(home: Path) -> None:
 def test_stop_of_a_node_that_is_not_running(home: Path,
                                             register: Callable[[str, str], Path]) -> None:
     register("echo-node", "echo")
-    result = ext("stop", "echo")
+    result = ext("stop", "echo", "--json")
     assert result.exit_code == 1
-    assert "error node/not-running: node `echo` is not running" in result.output
+    assert "error node/not-running: node `echo` is not running" in result.stderr
+    validate("ext-stop.json", json.loads(result.stdout))
 
 
 def test_add_of_a_folder_that_is_no_project(home: Path) -> None:

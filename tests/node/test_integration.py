@@ -61,7 +61,7 @@ def test_a_project_node_with_its_own_dependency(private_home: Path, tmp_path: Pa
     assert "started" in started.stdout and "`naturalsize`" in started.stdout
     try:
         listed = json.loads(eve(private_home, "ext", "list", "--json", cwd=tmp_path).stdout)
-        assert [(r["name"], r["running"], r["tools"]) for r in listed] == [
+        assert [(r["name"], r["running"], r["tools"]) for r in listed["nodes"]] == [
             ("sizes", True, ["naturalsize"])]
         again = eve(private_home, "ext", "start", "sizes", cwd=tmp_path)
         assert "already running" in again.stdout and "installed" not in again.stderr

@@ -58,7 +58,7 @@ def test_json_failures_are_one_document_too(agent_root: Path) -> None:
     assert done.returncode == 1
     payload = json.loads(done.stdout)
     assert payload["status"] == "failed"
-    assert payload["error"].startswith("`nan` returned a value that is not JSON")
+    assert payload["error"]["message"].startswith("`nan` returned a value that is not JSON")
     assert b"NaN" not in done.stdout
 
 

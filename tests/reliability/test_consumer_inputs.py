@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -112,7 +114,7 @@ def test_migrate_output_that_cannot_be_written_is_a_diagnostic(
 def test_a_deeply_nested_manifest_of_a_member_is_rebuilt_not_a_crash(one_mount: Path) -> None:
     build_agent(one_mount)
     manifest = one_mount / "packages" / "acme-crm" / "build" / "eve" / "acme_crm" / \
-        "extension" / "_manifest.json"
+        "extension" / "_manifest.json"  # the mounted member (an unmounted one is not built)
     manifest.write_text('{"kind": ' + "[" * 100_000 + "]" * 100_000 + "}")
     result = build_agent(one_mount)
     assert {m.name: m.state for m in result.extensions}["acme-crm"] == "built"
@@ -171,7 +173,9 @@ def test_json_stdout_stays_one_document_when_a_mount_file_prints(
         one_mount: Path, command: list[str]) -> None:
     mount = one_mount / "agent" / "extensions" / "crm.py"
     mount.write_text(mount.read_text() + '\nprint("hello from the mount file")\n')
-    result = CliRunner().invoke(app, [*command, "--path", str(one_mount)])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["status"] == "ready"  # one document, nothing else
-    assert "hello from the mount file" not in result.stdout
+    # a subprocess: the mount file runs in a worker process, whose output CliRunner cannot see
+    result = subprocess.run([sys.executable, "-m", "eve_build", *command, "--path",
+                             str(one_mount)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["status"] == "ready"
+    assert "hello from the mount file" in result.stderr

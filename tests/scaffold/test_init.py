@@ -26,7 +26,7 @@ def test_writes_exactly_the_scaffold_then_builds(tmp_path: Path, build_calls: li
     assert result.files == sorted(expected_scaffold())
     assert result.target == target.resolve()
     assert build_calls == [target.resolve()]
-    assert result.steps == ["wrote 9 files", "built the extension (eve extension build)"]
+    assert result.steps == ["wrote 10 files", "built the extension (eve extension build)"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"], "no staging folder is left"
 
 
@@ -116,6 +116,9 @@ def test_git_commits_with_a_fallback_identity(tmp_path: Path, build_calls: list[
 
     message = f"Scaffold demo with eve-build {__version__}"
     assert runner.argvs == [
+        ["git", "rev-parse", "--is-inside-work-tree"],  # where the scaffold goes
+        ["git", "config", "user.name"],  # its authors
+        ["git", "config", "user.email"],
         ["git", "rev-parse", "--is-inside-work-tree"],
         ["git", "init", "-q"],
         ["git", "add", "-A"],
@@ -160,8 +163,12 @@ def test_git_uses_the_users_identity_when_configured(tmp_path: Path) -> None:
 def test_git_is_skipped_inside_an_existing_work_tree(tmp_path: Path) -> None:
     runner = FakeRunner(answers={("git", "rev-parse", "--is-inside-work-tree"): (0, "true\n")})
     result = init_extension("demo", tmp_path, install=False, runner=runner)
-    assert runner.argvs == [["git", "rev-parse", "--is-inside-work-tree"]]
+    assert runner.argvs == [["git", "rev-parse", "--is-inside-work-tree"],
+                            ["git", "config", "user.name"], ["git", "config", "user.email"],
+                            ["git", "rev-parse", "--is-inside-work-tree"]]
     assert "skipped `git init`: the folder is already inside a git work tree" in result.steps
+    assert ".github/workflows/ci.yml" not in result.files  # the enclosing repository's CI
+    assert "pyproject.toml" in result.files
 
 
 @needs_git
@@ -200,7 +207,7 @@ def test_install_creates_a_venv_with_this_eve_build(tmp_path: Path) -> None:
         ([python, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]"], root),
     ]
     assert result.steps == [
-        "wrote 9 files",
+        "wrote 10 files",
         "created .venv",
         f"installed eve-build {__version__} from its source checkout `{checkout}`",
         "installed demo editable, with its test extra",

@@ -16,6 +16,7 @@ EXPECTED_FILES = [
     ".github/workflows/ci.yml",
     ".gitignore",
     "AGENTS.md",
+    "LICENSE",
     "README.md",
     "extension/extension.py",
     "extension/instructions.md",
@@ -64,13 +65,12 @@ def test_templates_come_from_the_checkout_when_not_shipped() -> None:
         package_dir / "_templates" / "extension",
         package_dir.parent / "templates" / "extension",
     )
-    assert (folder / "pyproject.toml.jinja").is_file()
+    assert (folder / "README.md.jinja").is_file()
 
 
 @pytest.mark.parametrize(
     ("template", "output"),
     [
-        ("pyproject.toml.jinja", "pyproject.toml"),
         ("dot-gitignore.jinja", ".gitignore"),
         ("dot-github/workflows/ci.yml.jinja", ".github/workflows/ci.yml"),
         ("extension/tools/greet.py.jinja", "extension/tools/greet.py"),

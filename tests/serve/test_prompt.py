@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
 from eve_build.serve.prompt import assemble_prompt
+from tests.json_schemas import validate
 from tests.runtime.apps import compile_app, make_app, mount_file
 
 FILES = {
@@ -58,6 +59,7 @@ def test_eve_prompt_prints_the_text_and_warns_about_failed_fragments(prompt_root
 def test_eve_prompt_json_lists_the_parts(prompt_root: Path) -> None:
     result = CliRunner().invoke(cli, ["prompt", "--path", str(prompt_root), "--json"])
     payload = json.loads(result.stdout)
+    validate("prompt.json", payload)
     assert payload["errors"] == 1
     assert payload["parts"][1] == {
         "kind": "dynamic", "mount": "billing",

@@ -13,6 +13,7 @@ from eve_build.cli import app as cli
 from eve_build.errors import DiagnosticsError
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.serve.schedules import list_schedules, run_schedule_now
+from tests.json_schemas import validate
 from tests.serve.apps import ENVIRON
 
 NOW = datetime(2026, 12, 1, 10, 7, tzinfo=UTC)  # a Tuesday
@@ -37,6 +38,7 @@ def test_each_schedule_is_listed_with_its_next_runs(served_root: Path) -> None:
 def test_schedules_json_lists_names_crons_and_next_runs(served_root: Path) -> None:
     result = invoke("schedules", "--path", str(served_root), "--json", "--count", "2")
     assert result.exit_code == 0, result.output
+    validate("schedules.json", json.loads(result.stdout))
     rows = {row["name"]: row for row in json.loads(result.stdout)["schedules"]}
     assert rows["crm__sync"]["cron"] == "*/15 * * * *"
     first, second = (datetime.fromisoformat(t) for t in rows["crm__sync"]["nextRuns"])
@@ -63,6 +65,9 @@ def test_a_markdown_schedule_prints_the_turn_it_would_start(served_root: Path) -
 def test_a_raising_schedule_fails_with_its_name_and_reason(served_root: Path) -> None:
     result = invoke("schedule", "run", "flaky", "--path", str(served_root))
     assert result.exit_code == 1
+    as_json = invoke("schedule", "run", "flaky", "--path", str(served_root), "--json")
+    validate("schedule-run.json", json.loads(as_json.stdout))
+    assert json.loads(as_json.stdout)["error"]["message"].startswith("RuntimeError: the mail")
     assert result.stderr.startswith("error: schedule `flaky` failed: RuntimeError: the mail "
                                     "server is down (at ")
     assert "Traceback" not in result.output
@@ -103,3 +108,15 @@ def test_an_unknown_schedule_without_a_close_name_lists_them(served_root: Path) 
     with pytest.raises(DiagnosticsError) as caught:
         run_schedule_now(served_root, "zzz", environ=ENVIRON)
     assert caught.value.diagnostics[0].hint.startswith("its schedules: `company__reports/weekly`")
+
+
+def test_an_invalid_cron_in_an_older_compiled_agent_is_listed_with_its_problem(
+    served_root: Path,
+) -> None:
+    compiled = read_compiled_agent(served_root)
+    tick = next(s for s in compiled.root.schedules if s.name == "tick")
+    broken = tick.model_copy(update={"details": {**tick.details, "cron": "0 0 31 2 *"}})
+    root = compiled.root.model_copy(update={"schedules": [broken]})
+    [info] = list_schedules(compiled.model_copy(update={"root": root}), NOW)
+    assert (info.next_runs, info.problem) == (
+        (), "day-of-month `31` is not valid, or never happens in month `2`")

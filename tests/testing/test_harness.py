@@ -83,6 +83,9 @@ def test_a_config_error_is_readable_in_the_exception(copy_fixture: Callable[[str
     assert text.startswith("cannot load the agent: 1 error\n")
     assert "mount/config-invalid" in text
     assert "`api_key`" in text
+    # the mount call is in this test file: the error names it, not an agent file
+    assert "tests/testing/test_harness.py" in text
+    assert "agent/extensions" not in text
 
 
 def test_the_eve_extension_fixture_closes_what_it_opened(

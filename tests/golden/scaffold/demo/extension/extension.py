@@ -12,7 +12,7 @@ mount's validated values through `extension.config`.
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from eve_build.sdk import define_extension
 
@@ -20,7 +20,7 @@ from eve_build.sdk import define_extension
 class Config(BaseModel):
     """The mount options, validated when the agent builds and loads."""
 
-    greeting: str = "Hello"
+    greeting: str = Field(default="Hello", description="The word each greeting starts with.")
 
 
 extension = define_extension(config=Config)

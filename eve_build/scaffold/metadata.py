@@ -1,0 +1,85 @@
+"""The scaffold's pyproject.toml, written from data with tomli-w.
+
+Writing TOML from a dict (not a template) escapes names, descriptions and author
+names correctly whatever they contain. The metadata is what PyPI and pyroma expect:
+an SPDX license, authors from `git config` when set, project URLs to fill in, a
+compatible-release range on eve-build for the runtime, and `test` / `dev` extras.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import tomli_w
+from packaging.version import Version
+
+LICENSE = "MIT"
+DESCRIPTION = "An eve extension that agents mount to get the `greet` tool."
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str = ""
+
+    def to_toml(self) -> dict[str, str]:
+        return {"name": self.name, "email": self.email} if self.email else {"name": self.name}
+
+
+def derive_runtime_requirement(eve_build_version: str) -> str:
+    """`eve-build>=0.1,<1` for 0.1.0: what a consumer's eve-build may be to run the package."""
+    release = Version(eve_build_version).release
+    major, minor = release[0], (release[1] if len(release) > 1 else 0)
+    return f"eve-build>={major}.{minor},<{major + 1}"
+
+
+def derive_pyproject(name: str, eve_build_version: str, authors: Sequence[Author] = ()) -> str:
+    """The whole pyproject.toml of a new extension package."""
+    project: dict[str, Any] = {
+        "name": name,
+        "version": "0.1.0",
+        "description": DESCRIPTION,
+        "readme": "README.md",
+        "license": LICENSE,
+        "license-files": ["LICENSE"],
+        "requires-python": ">=3.11",
+    }
+    if authors:
+        project["authors"] = [a.to_toml() for a in authors]
+    project |= {
+        "keywords": ["eve", "eve-extension", "agents"],
+        "classifiers": [
+            "Programming Language :: Python :: 3",
+            "Framework :: Pydantic :: 2",
+            "Typing :: Typed",
+        ],
+        "dependencies": [derive_runtime_requirement(eve_build_version), "pydantic>=2"],
+        "optional-dependencies": {
+            "test": ["pytest>=8"],
+            "dev": [f"{name}[test]", "build>=1.2", "twine>=5"],
+        },
+        "urls": {
+            "Homepage": f"https://github.com/OWNER/{name}",
+            "Source": f"https://github.com/OWNER/{name}",
+            "Issues": f"https://github.com/OWNER/{name}/issues",
+        },
+    }
+    data = {
+        "build-system": {
+            "requires": ["hatchling", f"eve-build=={eve_build_version}"],
+            "build-backend": "hatchling.build",
+        },
+        "project": project,
+        "tool": {
+            "eve": {"extension": {"source": "extension", "output": "build/eve"}},
+            "hatch": {
+                "build": {
+                    "hooks": {"eve": {"require-runtime-dependencies": True}},
+                    "targets": {"wheel": {"bypass-selection": True}},
+                },
+            },
+        },
+    }
+    return tomli_w.dumps(data, multiline_strings=False)
