@@ -83,10 +83,10 @@ def find_files_unlike_manifest(manifest: Manifest, source_dir: Path, output_dir:
 
 def find_edited_output(package_dir: Path, manifest: Manifest) -> list[str]:
     """The shipped copies under `<package>/extension/` whose bytes no longer match the
-    hashes the manifest records (hand-edited or damaged output), sorted."""
-    source = package_dir / SOURCE_PACKAGE
-    return sorted(relative for relative, digest in manifest.files.items()
-                  if _hash(source / relative) != digest)
+    hashes the manifest records (hand-edited or damaged output), sorted. For installed
+    packages, which have no source beside them: the same one comparison, output only."""
+    shipped = package_dir / SOURCE_PACKAGE
+    return find_files_unlike_manifest(manifest, shipped, shipped)
 
 
 def is_up_to_date(project: ExtensionProject) -> bool:

@@ -130,7 +130,7 @@ def test_names_that_shadow_python_or_eve_builds_dependencies_are_refused(
 
 def test_a_pyproject_nested_too_deeply_is_a_diagnostic(copy_fixture: Copy) -> None:
     root = copy_fixture("extensions/gizmo")
-    (root / "pyproject.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (root / "pyproject.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
     result = CliRunner().invoke(app, ["extension", "build", "--path", str(root)])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
