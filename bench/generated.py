@@ -49,3 +49,50 @@ def write_extension(root: Path, name: str, tools: int, extra_fields: str = "") -
     for index in range(tools):
         (source / "tools" / f"tool_{index:04d}.py").write_text(TOOL.format(index=index))
     return root
+
+
+TS_PACKAGE = """{{"name": "{name}", "version": "0.1.0", "type": "module",
+ "eve": {{"extension": {{"source": "./extension", "dist": "./dist/extension"}}}},
+ "files": ["dist"], "dependencies": {{"zod": "*"}},
+ "devDependencies": {{"typescript": "7.0.2", "@types/node": "24.x"}},
+ "peerDependencies": {{"eve": "*"}}}}
+"""
+TS_EXTENSION = """import { defineExtension } from "eve/extension";
+import { z } from "zod";
+
+export default defineExtension({
+  config: z.object({ greeting: z.string().default("Hello") }),
+});
+"""
+TS_TOOL = """import {{ defineTool }} from "eve/tools";
+import {{ z }} from "zod";
+
+export default defineTool({{
+  description: "Tool number {index}.",
+  inputSchema: z.object({{ query: z.string(), limit: z.number().int().default({index}) }}),
+  async execute({{ query, limit }}) {{
+    return {{ query, limit }};
+  }},
+}});
+"""
+
+
+def write_ts_extension(root: Path, name: str, tools: int, node_modules: Path) -> Path:
+    """The TypeScript twin of `write_extension` for the reference eve: the same tools,
+    one module each, with zod input schemas; `node_modules` is linked, not installed."""
+    source = root / "extension"
+    (source / "tools").mkdir(parents=True)
+    (root / "package.json").write_text(TS_PACKAGE.format(name=name))
+    (root / "node_modules").symlink_to(node_modules, target_is_directory=True)
+    (source / "extension.ts").write_text(TS_EXTENSION)
+    (source / "instructions.md").write_text("Benchmark extension.\n")
+    for index in range(tools):
+        (source / "tools" / f"tool_{index:04d}.ts").write_text(TS_TOOL.format(index=index))
+    return root
+
+
+def edit_one_tool(source: Path, suffix: str) -> None:
+    """Append a comment to the first tool module (`.py` or `.ts`): a one-tool edit."""
+    first = sorted((source / "tools").glob(f"tool_*{suffix}"))[0]
+    marker = "#" if suffix == ".py" else "//"
+    first.write_text(first.read_text() + f"\n{marker} edited\n")

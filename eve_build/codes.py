@@ -178,6 +178,14 @@ CODES: dict[str, str] = {
     "add/namespace-taken": "The namespace `eve add` would mount under is already a mount.",
     "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
     "add/build-failed": "The extension was added, but building the agent failed.",
+    # engine: user code imported at build time, in worker processes under a time budget
+    "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
+        "of seconds.",
+    "engine/import-timeout": "Importing a module took longer than the import budget; it was "
+        "stopped.",
+    "engine/worker-crashed": "The build worker died while importing a module (a crash, "
+        "`os._exit`).",
+    "engine/stray-thread": "Importing a module left a non-daemon thread running.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",

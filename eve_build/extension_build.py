@@ -12,13 +12,13 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from eve_build import slots
 from eve_build._version import __version__
 from eve_build.capabilities import MANIFEST_FORMAT_VERSION, MANIFEST_KIND, derive_requirements
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
+from eve_build.engine.author import CheckedSource, check_source
+from eve_build.engine.budget import read_import_timeout
+from eve_build.engine.cache import BuildCache, locate_cache_dir
 from eve_build.errors import DiagnosticsError
-from eve_build.load.contributions import Checked, check_contributions
-from eve_build.load.importer import import_modules, isolated_package
 from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
 from eve_build.output import generate
 from eve_build.output.writer import write_tree
@@ -34,6 +34,8 @@ class BuildResult:
     manifest: Manifest
     files: tuple[str, ...]  # written, relative to the output folder
     warnings: tuple[Diagnostic, ...]
+    imported: tuple[str, ...] = ()  # modules imported by this build (the rest came cached)
+    written: bool = True  # False when the output already held exactly these files
 
     @property
     def output_dir(self) -> Path:
@@ -55,31 +57,32 @@ def locate_extension_project(root: Path) -> ExtensionProject:
     return project
 
 
-def build_extension(root: Path, *, write: bool = True) -> BuildResult:
-    """Build the extension package at `root` into its output folder (atomically)."""
+def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
+                    workers: int | None = None) -> BuildResult:
+    """Build the extension package at `root` into its output folder (atomically).
+
+    Its modules are imported and checked in worker processes (`eve_build.engine`),
+    through the build cache unless `use_cache` is False; `workers` forces how many
+    (None: one for a small extension, all cores for a large one). An output that would
+    not change is not rewritten."""
     project = locate_extension_project(locate_extension_root(root))
     collected = Diagnostics()
+    budget, found = read_import_timeout(project.import_timeout)
+    if found:
+        raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
     display = f"{project.source}/"
     layout, found = discover_source(project.source_dir, display=display,
                                     package_root=project.root)
     collected.extend(found)
-    package = f"{project.import_name}.{generate.SOURCE_PACKAGE}"
-    with isolated_package(package, project.source_dir):
-        loaded, found = import_modules(
-            package, project.source_dir, _modules_to_load(layout, project), display=display,
-            package_root=project.root,
-        )
-        collected.extend(found)
-        checked, found = check_contributions(
-            layout.tree, loaded, source=project.source_dir, display=display,
-            identity_prefix=f"{project.import_name}:",
-        )
-        collected.extend(found)
-        if collected.has_errors:
-            raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
-        files = _derive_files(project, layout, checked)
+    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
+    checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
+                           collected=collected)
+    if collected.has_errors:
+        raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
+    files = _derive_files(project, layout, checked)
     manifest = Manifest.model_validate_json(files[_manifest_path(project)])
-    if write:
+    written = False
+    if write and not is_output_current(project.output_dir, files):
         foreign = find_foreign_output(project)
         if foreign:
             raise DiagnosticsError(f"cannot build extension `{project.name}`", foreign)
@@ -91,8 +94,24 @@ def build_extension(root: Path, *, write: bool = True) -> BuildResult:
                 f"writing `{project.output}` failed: {exc}; the previous output is kept",
                 "check the folder's permissions and free disk space, then build again",
             )]) from exc
+        written = True
     return BuildResult(project=project, manifest=manifest, files=tuple(sorted(files)),
-                       warnings=tuple(collected.warnings))
+                       warnings=tuple(collected.warnings), imported=tuple(checked.imported),
+                       written=written)
+
+
+def is_output_current(output: Path, files: dict[str, bytes]) -> bool:
+    """True when `output` holds exactly `files`, byte for byte (nothing to write)."""
+    if not output.is_dir():
+        return False
+    present = {p.relative_to(output).as_posix() for p in output.rglob("*")
+               if p.is_file() or p.is_symlink()}
+    if present != set(files):
+        return False
+    try:
+        return all((output / relative).read_bytes() == data for relative, data in files.items())
+    except OSError:
+        return False
 
 
 def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
@@ -114,25 +133,12 @@ def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
     ) for entry in foreign]
 
 
-def _modules_to_load(layout: SourceLayout, project: ExtensionProject) -> list[str]:
-    paths: list[str] = []
-    if (project.source_dir / slots.EXTENSION_MODULE).is_file():
-        paths.append(slots.EXTENSION_MODULE)
-    for tree in layout.tree.walk():
-        if tree.agent_module:
-            paths.append(tree.agent_module)
-        paths.extend(entry.path for entry in tree.modules)
-        if tree.instructions and tree.instructions.endswith(".py"):
-            paths.append(tree.instructions)
-    return list(dict.fromkeys(paths))
-
-
 def _manifest_path(project: ExtensionProject) -> str:
     return f"{project.import_name}/{generate.SOURCE_PACKAGE}/{MANIFEST_FILENAME}"
 
 
 def _derive_files(
-    project: ExtensionProject, layout: SourceLayout, checked: Checked
+    project: ExtensionProject, layout: SourceLayout, checked: CheckedSource
 ) -> dict[str, bytes]:
     base = project.import_name
     files: dict[str, bytes] = {}
@@ -144,7 +150,7 @@ def _derive_files(
     has_config = checked.config_schema is not None
     files[f"{base}/__init__.py"] = generate.render_factory(project, has_config).encode()
     files[f"{base}/__init__.pyi"] = generate.render_factory_stub(
-        project, checked.config_model).encode()
+        project, checked.stub_parameters, checked.stub_classes).encode()
     files[f"{base}/tools/__init__.py"] = generate.render_tools(project, checked.root_tools).encode()
     files[f"{base}/tools/__init__.pyi"] = generate.render_tools_stub(checked.root_tools).encode()
     files[f"{base}/py.typed"] = b""

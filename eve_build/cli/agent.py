@@ -19,6 +19,11 @@ from eve_build.cli.output import (
 )
 
 PATH_OPTION = path_option("The app root (holds `agent/`) or workspace root.")
+NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Build extensions without the build "
+                               "cache (EVE_CACHE_DIR).")
+PLAN_OPTION = typer.Option(False, "--plan", help="Print the workspace build plan (each "
+                           "extension: stale or fresh and why, input hash, dependents); build "
+                           "nothing.")
 
 
 def register(app: typer.Typer) -> None:
@@ -28,12 +33,17 @@ def register(app: typer.Typer) -> None:
 
 
 def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
-          json_output: bool = JSON_OPTION) -> None:
+          json_output: bool = JSON_OPTION, no_cache: bool = NO_CACHE_OPTION,
+          plan: bool = PLAN_OPTION) -> None:
     """Build the workspace's extensions and compile the agent into `.eve/`."""
+    if plan:
+        _print_plan(path, json_output)
+        return
     from eve_build.consumer.build import build_agent
     from eve_build.consumer.compiled import walk_trees
 
-    result = run_core(lambda: build_agent(path, agent), json_output=json_output)
+    result = run_core(lambda: build_agent(path, agent, use_cache=not no_cache),
+                      json_output=json_output)
     render_diagnostics(result.warnings)
     root = result.compiled.root
     if json_output:
@@ -53,6 +63,19 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
     echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
          f"{_count(mounts, 'mount')}) into "
          f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
+
+
+def _print_plan(path: Path, json_output: bool) -> None:
+    from eve_build.engine.plan import derive_plan
+
+    data = run_core(lambda: derive_plan(path), json_output=json_output)
+    if json_output:
+        emit_result("planned", **data)
+        return
+    for ext in data["extensions"]:
+        why = f" ({ext['reason']})" if ext["reason"] else ""
+        echo(f"{ext['dir']}: {ext['state']}{why}")
+    echo(f"{len(data['matrix']['include'])} of {len(data['extensions'])} extensions to build")
 
 
 def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,

@@ -7,7 +7,16 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import detail, echo, emit_result, note, render_diagnostics, run_core
+from eve_build.cli.output import (
+    SETTINGS,
+    detail,
+    echo,
+    emit_result,
+    note,
+    render_diagnostics,
+    run_core,
+)
+from eve_build.cli.steps import make_step_printer
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
@@ -43,8 +52,9 @@ def init(
     target = directory if directory is not None else Path(name)
     if not json_output:
         note(f"Creating {name} in {_shown(target)}...")
+    report = None if SETTINGS.quiet else make_step_printer()
     result = run_core(lambda: init_extension(
-        name, target, install=not no_install, git=not no_git, force=force
+        name, target, install=not no_install, git=not no_git, force=force, report=report
     ), json_output=json_output)
     if json_output:
         emit_result("created", package=name, directory=str(result.target), files=result.files,
@@ -62,11 +72,14 @@ def init(
 def build(
     path: Path = path_option("The extension package root."),
     json_output: bool = JSON_OPTION,
+    no_cache: bool = typer.Option(False, "--no-cache", help="Import every module; neither "
+                                  "read nor write the build cache."),
 ) -> None:
     """Build the extension into its output folder (default build/eve/), atomically."""
     from eve_build.extension_build import build_extension
 
-    result = run_core(lambda: build_extension(path), json_output=json_output)
+    result = run_core(lambda: build_extension(path, use_cache=not no_cache),
+                      json_output=json_output)
     render_diagnostics(result.warnings)
     if json_output:
         emit_result("built", result.warnings, package=result.project.name,

@@ -50,9 +50,11 @@ class BuildResult:
         return self.app_root / COMPILED_PATH
 
 
-def build_agent(app_root: Path, agent: str | None = None) -> BuildResult:
-    """Build the agent at `app_root` (or `agents/<agent>/` of a workspace) into `.eve/`."""
-    result = run_compilation(app_root, agent, write_members=True)
+def build_agent(app_root: Path, agent: str | None = None, *,
+                use_cache: bool = True) -> BuildResult:
+    """Build the agent at `app_root` (or `agents/<agent>/` of a workspace) into `.eve/`;
+    `use_cache=False` builds the workspace's extensions without the build cache."""
+    result = run_compilation(app_root, agent, write_members=True, use_cache=use_cache)
     if result.app is None:
         raise DiagnosticsError("cannot build the agent", result.diagnostics)
     root = result.app.root

@@ -29,7 +29,8 @@ from eve_build.consumer.sources import (
     find_installed_sources,
 )
 from eve_build.consumer.workspace import locate_workspace
-from eve_build.diagnostics import Diagnostics, error
+from eve_build.diagnostics import Diagnostic, Diagnostics, error
+from eve_build.engine.consumer import ImportJob, import_in_worker
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source
 
@@ -53,7 +54,7 @@ def compile_agent(app_root: Path, agent: str | None = None
 
 
 def run_compilation(start: Path, agent: str | None = None, *,
-                    write_members: bool = True) -> Compilation:
+                    write_members: bool = True, use_cache: bool = True) -> Compilation:
     result = Compilation()
     app, found = locate_app(start, agent)
     result.diagnostics.extend(found)
@@ -69,7 +70,8 @@ def run_compilation(start: Path, agent: str | None = None, *,
                  *find_installed_sources()]
         members, found = prepare_members(
             roots, app.root, scratch=Path(folder) if folder else None,
-            mounted=derive_imported_modules(find_agent_mount_files(app)))
+            mounted=derive_imported_modules(find_agent_mount_files(app)),
+            use_cache=use_cache)
         result.members = members
         result.diagnostics.extend(found)
         if not result.diagnostics.has_errors:
@@ -98,13 +100,25 @@ def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledA
     collected.extend(found)
     if collected.has_errors:
         return None  # compatibility before code: nothing was imported
-    with loading_environment(app.agent_dir, outputs, {m.import_name for m in located}):
-        files, found = load_agent_files(app, layout.tree, directories, sites)
-        collected.extend(found)
-        evaluated, found = evaluate_mounts(located)
-        collected.extend(found)
-    if collected.errors:
-        return None
-    compiled, found = assemble_agent(app, files, evaluated, derive_sys_path(outputs, app.root))
+    compiled, found = import_in_worker(
+        ImportJob(app, layout.tree, directories, sites, located, outputs))
     collected.extend(found)
     return None if collected.errors else compiled
+
+
+def import_and_assemble(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:
+    """Import the agent's files and the mounts, then assemble the compiled agent.
+
+    This runs user code: `import_in_worker` calls it in a worker process."""
+    collected = Diagnostics()
+    app, outputs = job.app, job.outputs
+    with loading_environment(app.agent_dir, outputs, {m.import_name for m in job.located}):
+        files, found = load_agent_files(app, job.tree, job.directories, job.sites)
+        collected.extend(found)
+        evaluated, found = evaluate_mounts(job.located)
+        collected.extend(found)
+    if collected.errors:
+        return None, collected.items
+    compiled, found = assemble_agent(app, files, evaluated, derive_sys_path(outputs, app.root))
+    collected.extend(found)
+    return (None if collected.errors else compiled), collected.items

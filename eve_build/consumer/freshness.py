@@ -28,31 +28,45 @@ def locate_manifest(project: ExtensionProject) -> Path:
 
 def try_read_current_manifest(project: ExtensionProject) -> Manifest | None:
     """The output's manifest when the output is up to date with the source, else None."""
+    manifest, _reason = explain_staleness(project)
+    return manifest
+
+
+def explain_staleness(project: ExtensionProject) -> tuple[Manifest | None, str | None]:
+    """(the current output's manifest, None), or (None, why the output is stale)."""
     manifest_path = locate_manifest(project)
     try:
         manifest = read_manifest(manifest_path)
     except ManifestError:
-        return None
-    if (manifest.built_with_eve != __version__
-            or manifest.package.name != project.name
+        return None, "no complete output (its manifest is missing or unreadable)"
+    if manifest.built_with_eve != __version__:
+        return None, f"built with eve-build {manifest.built_with_eve}, this is {__version__}"
+    if (manifest.package.name != project.name
             or manifest.package.version != project.version
             or list(manifest.build.external_dependencies) != list(project.external_dependencies)):
-        return None
+        return None, "the package name, version or external dependencies changed"
     try:
         if (project.root / PYPROJECT).stat().st_mtime > manifest_path.stat().st_mtime:
-            return None
+            return None, "pyproject.toml is newer than the output"
     except OSError:
-        return None
+        return None, "pyproject.toml or the manifest cannot be read"
     layout, found = discover_source(project.source_dir, display=f"{project.source}/",
                                     package_root=project.root)
     if any(d.is_error for d in found) or set(layout.files) != set(manifest.files):
-        return None
+        return None, "source files were added or removed"
     package_dir = project.output_dir / project.import_name
-    if find_files_unlike_manifest(manifest, project.source_dir, package_dir / SOURCE_PACKAGE):
-        return None
+    unlike = find_files_unlike_manifest(manifest, project.source_dir,
+                                        package_dir / SOURCE_PACKAGE)
+    if unlike:
+        relative = unlike[0]
+        if _hash(project.source_dir / relative) != manifest.files[relative]:
+            return None, f"`{project.source}/{relative}` changed"
+        if not (package_dir / SOURCE_PACKAGE / relative).is_file():
+            return None, f"the output lacks `{relative}`"
+        return None, f"the output's `{relative}` differs from its manifest hash (edited by hand?)"
     if not all((package_dir / name).is_file() for name in GENERATED_FILES):
-        return None
-    return manifest
+        return None, "a generated file of the output is missing"
+    return manifest, None
 
 
 def find_files_unlike_manifest(manifest: Manifest, source_dir: Path, output_dir: Path

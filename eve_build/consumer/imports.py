@@ -22,6 +22,7 @@ from pathlib import Path
 
 from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.engine import progress
 from eve_build.load.importer import isolated_package
 
 
@@ -48,11 +49,12 @@ def loading_environment(agent_dir: Path, search_path: Iterable[Path],
 def import_module(dotted: str, shown: str, file: Path | None = None
                   ) -> tuple[types.ModuleType | None, list[Diagnostic]]:
     """Import `dotted`; a failure becomes a diagnostic on `shown`."""
+    progress.begin(shown)
     try:
         return importlib.import_module(dotted), []
-    except KeyboardInterrupt:
-        raise
     except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt) and not progress.in_worker():
+            raise
         return None, [_failure(exc, shown, file)]
 
 
@@ -66,11 +68,12 @@ def exec_file(dotted: str, path: Path, shown: str) -> tuple[types.ModuleType | N
     module = importlib.util.module_from_spec(spec)
     previous = sys.modules.get(dotted)
     sys.modules[dotted] = module
+    progress.begin(shown)
     try:
         spec.loader.exec_module(module)
-    except KeyboardInterrupt:
-        raise
     except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt) and not progress.in_worker():
+            raise
         return None, [_failure(exc, shown, path)]
     finally:
         if previous is None:

@@ -42,6 +42,7 @@ class MemberStatus:
 def prepare_members(
     roots: list[Path], app_root: Path, *, scratch: Path | None = None,
     mounted: set[str] | None = None,
+    use_cache: bool = True,
 ) -> tuple[list[MemberStatus], list[Diagnostic]]:
     """Build every stale extension project among `roots` that the agent mounts; return each
     mounted one's status and any errors.
@@ -80,7 +81,7 @@ def prepare_members(
         built = ([_copy_to_scratch(s, scratch, len(statuses) + i) for i, s in enumerate(stale)]
                  if scratch else stale)
         for status, copy, (problems, message) in zip(
-            stale, built, _build_all([s.root for s in built]), strict=True
+            stale, built, _build_all([s.root for s in built], use_cache), strict=True
         ):
             if message is None:
                 statuses.append(replace(copy, state="built"))
@@ -118,17 +119,19 @@ def _copy_to_scratch(status: MemberStatus, scratch: Path, index: int) -> MemberS
     return replace(status, root=target, output_dir=output)
 
 
-def _build_all(roots: list[Path]) -> list[tuple[list[Diagnostic], str | None]]:
+def _build_all(roots: list[Path], use_cache: bool = True
+               ) -> list[tuple[list[Diagnostic], str | None]]:
     """One stale member builds in this process (isolated imports, as `eve extension build`);
     several build in parallel, each in its own Python process."""
     if len(roots) <= 1:
-        return [build_member(root) for root in roots]
+        return [build_member(root, use_cache=use_cache) for root in roots]
     workers = min(len(roots), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_build_in_process, roots))
+        return list(pool.map(lambda root: _build_in_process(root, use_cache), roots))
 
 
-def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
+def _build_in_process(root: Path, use_cache: bool = True
+                      ) -> tuple[list[Diagnostic], str | None]:
     """Run `build_member` in a fresh interpreter (`python -m eve_build.consumer.members`).
 
     A subprocess rather than multiprocessing: spawn re-runs the caller's `__main__`, which a
@@ -137,7 +140,8 @@ def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryDirectory(prefix="eve-member-") as folder:
         result = Path(folder) / "result.json"
-        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result)],
+        flags = [] if use_cache else ["--no-cache"]
+        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result), *flags],
                               capture_output=True, text=True, env=env, check=False)
         try:
             data = json.loads(result.read_text(encoding="utf-8"))
@@ -150,12 +154,13 @@ def _build_in_process(root: Path) -> tuple[list[Diagnostic], str | None]:
     return problems, data["message"]
 
 
-def build_member(root: Path) -> tuple[list[Diagnostic], str | None]:
+def build_member(root: Path, *, use_cache: bool = True
+                 ) -> tuple[list[Diagnostic], str | None]:
     """Build one extension package; (diagnostics, None) on success, else a failure message."""
     from eve_build.extension_build import build_extension
 
     try:
-        build_extension(root)
+        build_extension(root, use_cache=use_cache)
     except DiagnosticsError as exc:
         return list(exc.diagnostics), exc.message
     except EveBuildError as exc:
@@ -180,7 +185,7 @@ def _failed(root: Path, name: str, app_root: Path, problems: list[Diagnostic],
 
 def _main(argv: list[str]) -> int:
     """Worker entry point: build `argv[0]`, write the outcome as JSON to `argv[1]`."""
-    problems, message = build_member(Path(argv[0]))
+    problems, message = build_member(Path(argv[0]), use_cache="--no-cache" not in argv[2:])
     data = {"message": message, "diagnostics": [d.to_json() for d in problems]}
     Path(argv[1]).write_text(json.dumps(data), encoding="utf-8")
     return 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.engine import progress
 
 
 @dataclass
@@ -61,6 +62,7 @@ def import_modules(
     found: list[Diagnostic] = []
     for path in paths:
         dotted = f"{package}.{path.removesuffix('.py').replace('/', '.')}"
+        progress.begin(f"{display}{path}")
         try:
             loaded.modules[path] = importlib.import_module(dotted)
         except SyntaxError as exc:
@@ -71,7 +73,7 @@ def import_modules(
                 "fix the syntax error on this line", line=exc.lineno,
             ))
         except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
+            if isinstance(exc, KeyboardInterrupt) and not progress.in_worker():
                 raise
             loaded.failed.add(path)
             shown, line = _innermost_user_frame(exc, source, display, package_root)

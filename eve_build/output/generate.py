@@ -45,15 +45,37 @@ def render_factory(project: ExtensionProject, has_config: bool) -> str:
     )
 
 
-def render_factory_stub(project: ExtensionProject, config_model: Any) -> str:
-    """`__init__.pyi`: the factory with the config model's real annotations."""
-    from eve_build.output.stubs import render_factory_stub as render
+def render_factory_stub(project: ExtensionProject, params: str, classes: str = "") -> str:
+    """`__init__.pyi`: the factory with the config model's real annotations; `params` and
+    `classes` from derive_stub_parameters() / derive_stub_classes() of the config model
+    (computed where the model was imported: a build worker)."""
+    from eve_build.output.stubs import render_stub
 
-    return render(project.import_name, config_model, HEADER)
+    return render_stub(project.import_name, params, classes, HEADER)
 
 
-def render_tools(project: ExtensionProject, tools: list[tuple[str, str, object]]) -> str:
-    """`tools/__init__.py`: each root tool definition by its Python-safe name."""
+def derive_stub_parameters(model: Any) -> str:
+    """`*, api_key: str | Env, region: Literal['eu', 'us'] | Env = ...` ("" without config)."""
+    from eve_build.output.stubs import StubWriter
+    from eve_build.output.stubs import derive_stub_parameters as derive
+
+    return derive(model, StubWriter())
+
+
+def derive_stub_classes(model: Any) -> str:
+    """The TypedDicts the parameters refer to (nested models), as stub text."""
+    from eve_build.output.stubs import StubWriter
+    from eve_build.output.stubs import derive_stub_parameters as derive
+
+    writer = StubWriter()
+    derive(model, writer)
+    return writer.render_classes()
+
+
+def render_tools(project: ExtensionProject, tools: list[tuple[str, str, str]]) -> str:
+    """`tools/__init__.py`: each root tool definition by its Python-safe name.
+
+    `tools` holds (name, path, kind), the kind being the definition's class name."""
     lines = [HEADER.rstrip("\n"),
              f'"""The tool definitions of {project.name}, for overrides:',
              "",
@@ -76,11 +98,10 @@ def render_tools(project: ExtensionProject, tools: list[tuple[str, str, object]]
     return "\n".join(lines)
 
 
-def render_tools_stub(tools: list[tuple[str, str, object]]) -> str:
+def render_tools_stub(tools: list[tuple[str, str, str]]) -> str:
     lines = [HEADER.rstrip("\n"), "from eve_build.sdk import Dynamic, Tool", ""]
-    for name, _path, definition in sorted(tools, key=lambda t: derive_identifier(t[0])):
-        kind = type(definition).__name__ if type(definition).__name__ in ("Tool", "Dynamic") \
-            else "Tool"
+    for name, _path, found in sorted(tools, key=lambda t: derive_identifier(t[0])):
+        kind = found if found in ("Tool", "Dynamic") else "Tool"
         lines.append(f"{derive_identifier(name)}: {kind}")
     return "\n".join(lines) + "\n"
 

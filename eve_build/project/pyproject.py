@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.engine.budget import parse_import_timeout
 from eve_build.naming import ImportName, derive_import_name
 
 PYPROJECT = "pyproject.toml"
@@ -33,6 +33,7 @@ class ExtensionProject:
     output: str
     external_dependencies: tuple[str, ...]
     dependencies: tuple[str, ...]
+    import_timeout: float = 30.0  # seconds per imported module (engine.budget)
 
     @property
     def source_dir(self) -> Path:
@@ -127,6 +128,9 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
     dependencies = _all_dependencies(project)
+    import_timeout, problems = parse_import_timeout(
+        table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
+    found.extend(problems)
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -142,7 +146,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     return ExtensionProject(
         root=root, name=name, version=version, import_name=derive_import_name(name),
         source=source, output=output, external_dependencies=tuple(sorted(externals)),
-        dependencies=tuple(dependencies),
+        dependencies=tuple(dependencies), import_timeout=import_timeout,
     ), []
 
 
@@ -214,6 +218,10 @@ def find_undeclared_externals(
     externals: list[str], dependencies: list[str], line: int | None = None
 ) -> list[Diagnostic]:
     """External dependencies must also be (optional) dependencies of the package."""
+    if not externals:
+        return []
+    from packaging.requirements import InvalidRequirement, Requirement  # only when needed
+
     declared = set()
     for dep in dependencies:
         try:

@@ -22,7 +22,13 @@ from eve_build.scaffold.names import parse_extension_name
 from eve_build.scaffold.placement import derive_placement
 from eve_build.scaffold.render import derive_context, render_scaffold
 from eve_build.scaffold.staging import write_scaffold_files
-from eve_build.scaffold.steps import commit_scaffold, install_environment
+from eve_build.scaffold.steps import (
+    StepReporter,
+    commit_scaffold,
+    install_environment,
+    locate_uv,
+    report_nothing,
+)
 from eve_build.scaffold.toolchain import try_locate_checkout, try_locate_installed_wheel
 
 
@@ -48,6 +54,8 @@ def init_extension(
     git: bool = True,
     force: bool = False,
     runner: Runner | None = None,
+    report: StepReporter | None = None,
+    uv: str | None = None,
 ) -> InitResult:
     """Scaffold the extension package `name` in `target`.
 
@@ -58,6 +66,9 @@ def init_extension(
         git: `git init` and commit the scaffold (when `git` is on PATH).
         force: write over same-named files in a non-empty `target`.
         runner: runs the git and pip commands; a real subprocess when None.
+        report: told of each step as it starts and ends (`StepReporter`).
+        uv: the uv executable to create the venv and install with; None: found on PATH
+            for a real runner (venv + pip without it), never looked up for a given runner.
 
     Returns:
         The files written, the steps done and the next steps.
@@ -69,6 +80,8 @@ def init_extension(
     """
     parse_extension_name(name)
     run = runner or run_subprocess
+    tell: StepReporter = report or report_nothing
+    installer = uv if uv is not None or runner is not None else locate_uv()
     use_git = git and shutil.which("git") is not None
     placement = derive_placement(run, target, git=use_git)
     files = render_scaffold(derive_context(name, authors=placement.authors,
@@ -82,12 +95,19 @@ def init_extension(
                      f"workspace at `{placement.workspace_root}`")
         git = install = False
     if git and shutil.which("git") is not None:
-        steps += commit_scaffold(run, root, f"Scaffold {name} with eve-build {__version__}")
+        steps += commit_scaffold(run, root, f"Scaffold {name} with eve-build {__version__}",
+                                 tell)
     elif git:
         steps.append("skipped `git init`: `git` is not on PATH")
     if install:
-        steps += install_environment(run, root, name)
-    steps.append(build_scaffold(root))
+        steps += install_environment(run, root, name, uv=installer, report=tell)
+    tell("start", "building the extension")
+    try:
+        steps.append(build_scaffold(root))
+    except EveBuildError:
+        tell("failed", "building the extension")
+        raise
+    tell("done", "building the extension")
     return InitResult(
         target=root,
         files=written,

@@ -1,17 +1,22 @@
-"""The commands `eve extension init` runs after writing the files: git, venv, pip.
+"""The commands `eve extension init` runs after writing the files: git, venv, install.
 
 Every command goes through a `Runner`, `(argv, cwd) -> (returncode, output)`, so
-tests can replace the subprocesses. A failing command raises an error that names
-the step, shows the end of its output and says how to run it again by hand.
+tests can replace the subprocesses. Each step is announced to a `StepReporter` as it
+starts and ends (the CLI streams them). A failing command raises an error that names
+the step, quotes the installer's first error line, shows the end of its output and
+says how to run it again by hand. The venv and installs use uv when it is on PATH
+(much faster), venv + pip otherwise.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
+import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from eve_build._version import __version__
@@ -22,27 +27,51 @@ from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wh
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))
 """Used for the first commit only where the user has configured no identity."""
 
+StepReporter = Callable[[str, str], None]
+"""(event, step) with event `start`, `done` or `failed`: a step as it happens."""
+_ERROR_LINE = re.compile(r"^\s*(?:(?:error|fatal)\b|\u00d7)", re.IGNORECASE)  # \u00d7: uv
 
-def run_step(runner: Runner, step: str, argv: Sequence[str], cwd: Path) -> str:
-    """Run one command; its output on success.
+
+def report_nothing(event: str, step: str) -> None:
+    del event, step
+
+
+def find_first_error_line(output: str) -> str | None:
+    """The first line of an installer's output that reports an error, if any."""
+    for line in output.splitlines():
+        if _ERROR_LINE.match(line):
+            return line.strip()
+    return None
+
+
+def run_step(runner: Runner, step: str, argv: Sequence[str], cwd: Path,
+             report: StepReporter = report_nothing) -> str:
+    """Run one command, reporting its start and end; its output on success.
 
     Raises:
-        EveBuildError: the command failed; the message names `step` and ends with
-            the command's last output lines.
+        EveBuildError: the command failed; the message names `step`, quotes its first
+            error line and ends with the command's last output lines.
     """
+    report("start", step)
     code, output = runner(list(argv), cwd)
     if code != 0:
+        report("failed", step)
         # Paths inside `cwd` read better relative, as the user would type them.
         prefix = f"{cwd}{os.sep}"
         shown = [arg.removeprefix(prefix) for arg in argv]
+        first = find_first_error_line(output)
+        reason = f": {first}" if first else ""
         raise EveBuildError(
-            f"{step} failed (exit code {code}); its last output:\n{derive_output_tail(output)}",
+            f"{step} failed (exit code {code}){reason}; its last output:\n"
+            f"{derive_output_tail(output)}",
             hint=f"fix the cause, then run it by hand in `{cwd}`: `{shlex.join(shown)}`",
         )
+    report("done", step)
     return output
 
 
-def commit_scaffold(runner: Runner, target: Path, message: str) -> list[str]:
+def commit_scaffold(runner: Runner, target: Path, message: str,
+                    report: StepReporter = report_nothing) -> list[str]:
     """`git init` and a first commit of everything in `target`; the steps done.
 
     A target already inside a git work tree (a monorepo, or `--force` over a
@@ -51,14 +80,15 @@ def commit_scaffold(runner: Runner, target: Path, message: str) -> list[str]:
     code, output = runner(["git", "rev-parse", "--is-inside-work-tree"], target)
     if code == 0 and output.strip() == "true":
         return ["skipped `git init`: the folder is already inside a git work tree"]
-    run_step(runner, "`git init`", ["git", "init", "-q"], target)
-    run_step(runner, "`git add`", ["git", "add", "-A"], target)
+    run_step(runner, "`git init`", ["git", "init", "-q"], target, report)
+    run_step(runner, "`git add`", ["git", "add", "-A"], target, report)
     identity: list[str] = []
     for key, value in GIT_IDENTITY:
         code, output = runner(["git", "config", key], target)
         if code != 0 or not output.strip():
             identity += ["-c", f"{key}={value}"]
-    run_step(runner, "`git commit`", ["git", *identity, "commit", "-q", "-m", message], target)
+    run_step(runner, "`git commit`", ["git", *identity, "commit", "-q", "-m", message], target,
+             report)
     return ["git init", f"git commit: {message}"]
 
 
@@ -69,31 +99,39 @@ def derive_venv_python(target: Path) -> Path:
     return target / ".venv" / "bin" / "python"
 
 
-def install_environment(runner: Runner, target: Path, name: str) -> list[str]:
-    """Create `target/.venv`, install the running eve-build, then the package editable.
+def locate_uv() -> str | None:
+    """The `uv` executable when it is on PATH."""
+    return shutil.which("uv")
+
+
+def install_environment(runner: Runner, target: Path, name: str, *,
+                        uv: str | None = None, report: StepReporter = report_nothing) -> list[str]:
+    """Create `target/.venv`, install the running eve-build, then the package editable,
+    with `uv` when given (see `locate_uv`), else venv + pip.
 
     Returns:
         The steps done.
     """
-    run_step(runner, "creating `.venv`", [sys.executable, "-m", "venv", ".venv"], target)
     python = str(derive_venv_python(target))
+    if uv is not None:
+        create = [uv, "venv", "--quiet", "--python", sys.executable, ".venv"]
+        install = [uv, "pip", "install", "--quiet", "--python", python]
+    else:
+        create = [sys.executable, "-m", "venv", ".venv"]
+        install = [python, "-m", "pip", "install", "-q"]
+    tool = " (uv)" if uv is not None else ""
+    run_step(runner, f"creating `.venv`{tool}", create, target, report)
     checkout = try_locate_checkout()
     with tempfile.TemporaryDirectory(prefix="eve-build-wheel-") as scratch:
         if checkout is not None:
             source, origin = str(checkout), f"its source checkout `{checkout}`"
         else:
             source, origin = str(write_installed_wheel(Path(scratch))), "its installed files"
-        run_step(
-            runner, "installing eve-build", [python, "-m", "pip", "install", "-q", source], target
-        )
-    run_step(
-        runner,
-        f"installing `{name}`",
-        [python, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]"],
-        target,
-    )
+        run_step(runner, f"installing eve-build{tool}", [*install, source], target, report)
+    run_step(runner, f"installing `{name}`{tool}",
+             [*install, "--no-build-isolation", "-e", ".[test]"], target, report)
     return [
-        "created .venv",
+        f"created .venv{tool}",
         f"installed eve-build {__version__} from {origin}",
         f"installed {name} editable, with its test extra",
     ]

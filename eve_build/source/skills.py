@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 class FrontmatterError(ValueError):
     pass
@@ -20,6 +18,8 @@ def parse_frontmatter(text: str) -> dict[str, Any]:
     for index in range(1, len(lines)):
         if lines[index].strip() == "---":
             block = "\n".join(lines[1:index])
+            import yaml  # here: only an extension with skills pays for importing it
+
             try:
                 data = yaml.safe_load(block) or {}
             except yaml.YAMLError as exc:

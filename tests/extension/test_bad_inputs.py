@@ -141,6 +141,8 @@ def test_a_failed_write_is_a_diagnostic_and_keeps_the_previous_output(
         raise PermissionError("read-only file system")
 
     monkeypatch.setattr("eve_build.extension_build.write_tree", refuse)
+    instructions = root / "extension" / "instructions.md"
+    instructions.write_text(instructions.read_text() + "\nOne more line.\n")  # a new output
     with pytest.raises(DiagnosticsError) as caught:
         build_extension(root)
 

@@ -91,7 +91,7 @@ def test_a_failed_build_raises_the_cli_diagnostics(copy_fixture: Callable[[str],
         "to call the tool",
         "error: cannot build extension `bad-tool-description-missing`: 1 error",
     ]
-    assert not (project / "build").exists()
+    assert not (project / "build" / "eve").exists()  # no output (only the build cache)
 
 
 def test_a_wrong_hook_option_fails_the_build(acme: Path, tmp_path: Path) -> None:

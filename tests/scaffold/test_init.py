@@ -180,7 +180,7 @@ def test_a_failing_step_names_itself_and_shows_its_output(
     with pytest.raises(EveBuildError) as caught:
         init_extension("demo", tmp_path, install=False, runner=FakeRunner(answers=answers))
     assert caught.value.message == (
-        "`git add` failed (exit code 1); its last output:\n"
+        "`git add` failed (exit code 1): fatal: pathspec broke; its last output:\n"
         "  warning: something\n"
         "  fatal: pathspec broke"
     )

@@ -38,7 +38,7 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    skipped = {".venv", ".git", "__pycache__", ".pytest_cache"}
+    skipped = {".venv", ".git", "__pycache__", ".pytest_cache", ".eve-cache"}  # + build cache
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
