@@ -122,6 +122,8 @@ CODES: dict[str, str] = {
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
+    "serve/route-invalid": "A channel route's path parameters cannot be served (a name used "
+        "twice, an unknown convertor).",
     # local: local extensions (scripts in .eve/extensions/, -e paths) and their trust
     "local/name-invalid": "A local extension, or a tool or command it defines, has a bad name.",
     "local/extension-module-missing": "A local extension folder has no `extension.py`.",
@@ -186,6 +188,25 @@ CODES: dict[str, str] = {
     "engine/worker-crashed": "The build worker died while importing a module (a crash, "
         "`os._exit`).",
     "engine/stray-thread": "Importing a module left a non-daemon thread running.",
+    # reliability: the last resort and bounded input (issue 10, docs/reliability.md)
+    "discover/symlink-broken": "A symlink loops, leads to its own folder or points to nothing.",
+    "discover/tree-too-deep": "A folder is nested deeper than discovery follows (100).",
+    "source/text-invalid": "An instructions or skill file is not UTF-8 or starts with a BOM.",
+    "skill/description-invalid": "A skill's `description` is not text.",
+    "project/option-unknown": "`[tool.eve.extension]` has a key eve-build does not know.",
+    "project/version-unnormalized": "`[project].version` is not in its PEP 440 normal form.",
+    "pack/file-outside-package": "A package-root file the sdist ships links outside the package.",
+    "workspace/member-invalid": "A workspace `members`/`exclude` pattern is empty, absolute, "
+        "`.` or leaves the workspace.",
+    "state/snapshot-unwritable": "The migrated snapshot cannot be written where `-o` points.",
+    "discover/slot-not-folder": "A file carries a slot's name (`tools`, `skills`, ...).",
+    "mount/override-beside-flat-mount": "An override folder sits beside a flat mount file "
+        "(only directory mounts take overrides).",
+    "mount/tool-name-too-long": "A mounted tool name, namespace included, passes 64 "
+        "characters.",
+    "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
+    "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
+        "traceback.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",

@@ -34,3 +34,25 @@ class UsageError(EveBuildError, ValueError):
     """The command was called wrongly (exit code 2)."""
 
     exit_code = 2
+
+
+def describe_exception(error: BaseException, limit: int = 500) -> str:
+    """`Type: message` for an exception from user code, even when its `__str__` raises.
+
+    The message is cut at `limit` characters, so a huge one cannot flood a report.
+    """
+    name = type(error).__name__
+    try:
+        text = str(error)
+    except BaseException:  # a broken __str__ must not break the report about it
+        return f"{name} (its message cannot be shown: its __str__ raised)"
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return f"{name}: {text}" if text else name
+
+
+def describe_message(error: BaseException, limit: int = 500) -> str:
+    """What a user exception says (its message, else its type), never raising."""
+    described = describe_exception(error, limit)
+    name = type(error).__name__
+    return described.removeprefix(f"{name}: ") if described.startswith(f"{name}: ") else described

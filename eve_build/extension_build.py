@@ -21,11 +21,17 @@ from eve_build.engine.cache import BuildCache, locate_cache_dir
 from eve_build.errors import DiagnosticsError
 from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
 from eve_build.output import generate
-from eve_build.output.writer import write_tree
-from eve_build.project.pyproject import ExtensionProject, parse_extension_project, read_pyproject
+from eve_build.output.writer import repair_output, write_tree
+from eve_build.project.pyproject import (
+    DEFAULT_OUTPUT,
+    ExtensionProject,
+    parse_extension_project,
+    read_pyproject,
+)
 from eve_build.project.roots import locate_extension_root
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import SourceLayout
+from eve_build.source.skills import TextError, read_markdown
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,11 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     (None: one for a small extension, all cores for a large one). An output that would
     not change is not rewritten."""
     project = locate_extension_project(locate_extension_root(root))
+    escape = find_output_escape(project)
+    if write and escape:  # before anything is written, the cache beside the output included
+        raise DiagnosticsError(f"cannot build extension `{project.name}`", escape)
+    if write:
+        repair_output(project.output_dir)  # a build killed inside its swap left the old output
     collected = Diagnostics()
     budget, found = read_import_timeout(project.import_timeout)
     if found:
@@ -74,9 +85,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     layout, found = discover_source(project.source_dir, display=display,
                                     package_root=project.root)
     collected.extend(found)
-    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
+    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache and not escape else None
     checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
                            collected=collected)
+    collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
     files = _derive_files(project, layout, checked)
@@ -114,6 +126,29 @@ def is_output_current(output: Path, files: dict[str, bytes]) -> bool:
         return False
 
 
+def find_output_escape(project: ExtensionProject) -> list[Diagnostic]:
+    """The output folder with every symlink followed must not hold the package or its
+    sources (a `build` link into `extension/` would make a build replace its sources)."""
+    try:
+        output = project.output_dir.resolve()
+        source = project.source_dir.resolve(strict=True)
+        root = project.root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        output = None
+    if output is not None and not (output == root or root.is_relative_to(output)
+                                   or output.is_relative_to(source)
+                                   or source.is_relative_to(output)):
+        return []
+    return [error(
+        "project/option-invalid", project.output,
+        f"`tool.eve.extension.output` `{project.output}` leads through a symlink to "
+        f"`{output or 'a link loop'}`, which holds the package or its sources; each build "
+        "replaces the output folder whole",
+        f"remove the symlink, or point `output` at a folder of its own such as "
+        f"`{DEFAULT_OUTPUT}`",
+    )]
+
+
 def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
     """Entries of the output folder that no eve build wrote: a build must not delete them."""
     output = project.output_dir
@@ -131,6 +166,21 @@ def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
         f"move it out of `{project.output}`, or set `tool.eve.extension.output` to a folder "
         "of its own",
     ) for entry in foreign]
+
+
+def find_unreadable_instructions(layout: SourceLayout, source: Path,
+                                 display: str) -> list[Diagnostic]:
+    """instructions.md files that are not UTF-8 or start with a BOM: found here, once,
+    rather than by every consumer of the extension."""
+    found = []
+    for tree in layout.tree.walk():
+        if tree.instructions and tree.instructions.endswith(".md"):
+            try:
+                read_markdown(source / tree.instructions)
+            except (TextError, OSError) as exc:
+                found.append(error("source/text-invalid", f"{display}{tree.instructions}",
+                                   str(exc), "save the file as UTF-8 without a byte order mark"))
+    return found
 
 
 def _manifest_path(project: ExtensionProject) -> str:

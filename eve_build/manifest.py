@@ -63,6 +63,8 @@ def parse_manifest(text: str) -> Manifest:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ManifestError(f"the manifest is not valid JSON ({exc})", _REBUILD) from exc
+    except RecursionError:
+        raise ManifestError("the manifest is nested too deeply to read", _REBUILD) from None
     if not isinstance(data, dict):
         raise ManifestError("the manifest is not a JSON object", _REBUILD)
     if data.get("kind") != MANIFEST_KIND:

@@ -11,16 +11,20 @@ summarised.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import shutil
 import sys
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from eve_build.errors import EveBuildError
+from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
 from eve_build.process import Runner, derive_output_tail, find_decisive_line, run_subprocess
+from eve_build.project.package_files import find_root_links_outside
 from eve_build.project.roots import locate_extension_root
 
 ISOLATED_HINT = (
@@ -28,6 +32,9 @@ ISOLATED_HINT = (
     "to use this environment's, or set `PIP_FIND_LINKS` to a folder with its wheel "
     "(docs/publishing.md)"
 )
+
+STAGING_PREFIX = ".eve-pack-"
+"""`python -m build` writes into a hidden folder of the outdir; only a whole pack leaves it."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,9 @@ def pack_extension(
         EveBuildError: the `build` frontend is missing or failed.
     """
     root = locate_extension_root(root)  # the nearest `[tool.eve.extension]` project upward
+    outside = find_root_links_outside(root)
+    if outside:
+        raise DiagnosticsError("cannot pack extension", outside)
     build = build_extension(root)
     if importlib.util.find_spec("build") is None:
         raise EveBuildError(
@@ -129,7 +139,20 @@ def pack_extension(
             hint=f"install it: `{Path(sys.executable).name} -m pip install build`",
         )
     target = (outdir if outdir is not None else root / "dist").resolve()
-    argv = derive_build_command(root, target, isolation=isolation)
+    target.mkdir(parents=True, exist_ok=True)
+    for leftover in target.glob(f"{STAGING_PREFIX}*"):  # from a pack that was killed
+        shutil.rmtree(leftover, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=target))
+    try:
+        return _pack_into(root, build, staging, target, isolation=isolation, runner=runner)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _pack_into(root: Path, build: BuildResult, staging: Path, target: Path, *,
+               isolation: bool, runner: Runner) -> PackResult:
+    """Build into `staging`; only a whole, readable pair is moved into `target`."""
+    argv = derive_build_command(root, staging, isolation=isolation)
     code, output = runner(argv, root)
     if code != 0:
         decisive = find_decisive_line(output)
@@ -142,5 +165,9 @@ def pack_extension(
         raise EveBuildError(
             f"`python -m build` failed (exit code {code}){shown}", hint=hint
         )
-    wheel, sdist = _locate_artifacts(target, build)
-    return PackResult(build=build, wheel=read_wheel_summary(wheel), sdist=sdist)
+    wheel, sdist = _locate_artifacts(staging, build)
+    summary = read_wheel_summary(wheel)  # a wheel that cannot be read never reaches dist/
+    if sdist is not None:
+        sdist = sdist.replace(target / sdist.name)
+    placed = wheel.replace(target / wheel.name)
+    return PackResult(build=build, wheel=dataclasses.replace(summary, path=placed), sdist=sdist)

@@ -7,13 +7,16 @@ inside the function, so `eve --help` stays fast. Conventions every command share
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from eve_build._version import __version__
 from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
 from eve_build.cli import mcp as mcp_cli
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
-from eve_build.cli.output import configure
+from eve_build.cli.guard import guard_commands
+from eve_build.cli.output import configure, divert_process_stdout
 
 app = typer.Typer(
     name="eve",
@@ -57,5 +60,10 @@ def _root(
     configure(quiet=quiet, verbose=verbose)
 
 
+guard_commands(app)  # last: every command registered above gets the last-resort handler
+
+
 def main() -> None:
+    if "--json" in sys.argv[1:]:
+        divert_process_stdout()
     app()

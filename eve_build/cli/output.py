@@ -11,10 +11,12 @@ docs/reference/json.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import typer
 
@@ -64,13 +66,52 @@ def detail(text: str) -> None:
         _console().print(text, style="dim", soft_wrap=True)
 
 
+_DATA: list[TextIO] = []  # where JSON data goes while user code's stdout is diverted
+
+
 def emit_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, sort_keys=False))
+    """The command's one JSON document on stdout (NaN is refused, never printed)."""
+    text = json.dumps(data, indent=2, sort_keys=False, allow_nan=False)
+    if _DATA:
+        _DATA[-1].write(text + "\n")
+        _DATA[-1].flush()
+    else:
+        typer.echo(text)
+
+
+@contextlib.contextmanager
+def data_stdout(active: bool) -> Iterator[None]:
+    """While `active`, prints (of user code too) go to stderr; emit_json keeps stdout."""
+    if not active or _DATA:
+        yield
+        return
+    _DATA.append(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _DATA.pop()
+
+
+def divert_process_stdout() -> None:
+    """For `--json` in a real process: file descriptor 1 goes to stderr too (subprocesses,
+    C extensions), and only emit_json writes to the original stdout."""
+    import os
+
+    sys.stdout.flush()
+    data_fd = os.dup(1)
+    os.dup2(2, 1)
+    _DATA.append(open(data_fd, "w", encoding="utf-8", closefd=True))  # noqa: SIM115
 
 
 def emit_json_line(data: Any) -> None:
-    """One compact JSON object per line (`eve dev --json`)."""
-    typer.echo(json.dumps(data, sort_keys=False))
+    """One compact JSON object per line (`eve dev --json`), on the same data stream."""
+    text = json.dumps(data, sort_keys=False, allow_nan=False)
+    if _DATA:
+        _DATA[-1].write(text + "\n")
+        _DATA[-1].flush()
+    else:
+        typer.echo(text)
 
 
 def envelope(status: str, diagnostics: Iterable[Diagnostic] = (), **fields: Any) -> dict[str, Any]:

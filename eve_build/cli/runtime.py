@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +43,7 @@ def call(
     tool: str = typer.Argument(..., help="The tool as the agent sees it, e.g. crm__search."),
     arguments: str = typer.Argument("{}", metavar="JSON | @FILE | -",
                                     help="The arguments: a JSON object, @file holding one, "
-                                    "or - to read it from stdin."),
+                                    "or - (also @-) to read it from stdin; at most 8 MiB."),
     path: Path = path_option("The agent app (holds `.eve/`)."),
     approve: bool = typer.Option(False, "--approve", help="Approve every approval request."),
     json_output: bool = typer.Option(False, "--json",
@@ -51,15 +53,27 @@ def call(
     extension: ExtensionPaths = None,
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
+    from eve_build.runtime.arguments import read_arguments
+    from eve_build.runtime.calls import derive_call_bound
     from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
-        given = read_arguments(arguments)
+        given = read_arguments("@-" if arguments == "-" else arguments)
         with load_agent(path, extensions=extension or ()) as agent:
             report_local(agent)
-            result = agent.call_tool(
-                tool, given, subagent=subagent, approver=(lambda _: True) if approve else None,
-                on_progress=None if json_output else lambda text: note(f"progress: {text}"))
+            surface = agent.surface(subagent)
+            entry = surface.tools.get(tool)
+            watchdog = start_watchdog(tool, derive_call_bound(surface, entry), json_output) \
+                if entry is not None else None
+            try:
+                result = agent.call_tool(
+                    tool, given, subagent=subagent,
+                    approver=(lambda _: True) if approve else None,
+                    on_progress=None if json_output else lambda text: note(
+                        f"progress: {text}"))
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
             report_local(agent, diagnostics=False)
             return result
 
@@ -82,34 +96,6 @@ def call(
         if result.status == "refused" and not approve:
             echo_err("\nhint: pass `--approve` to approve the call")
         raise typer.Exit(1)
-
-
-def read_arguments(text: str) -> dict[str, Any]:
-    """A JSON object given inline, as `@file` or `-` (stdin) (raises UsageError)."""
-    from eve_build.errors import UsageError
-
-    source = "the arguments"
-    if text == "-":
-        source = "the arguments on stdin"
-        text = sys.stdin.read()
-    elif text.startswith("@"):
-        source = f"`{text[1:]}`"
-        try:
-            text = Path(text[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {source}: {exc.strerror}",
-                             "pass `@FILE` with the path of a JSON file") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{source} are not valid JSON: {exc.msg} (line {exc.lineno}, "
-                         f"column {exc.colno})",
-                         """quote the JSON for the shell: eve call TOOL '{"query": "ada"}'"""
-                         ) from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{source} must be a JSON object, not {type(value).__name__}",
-                         """pass an object such as '{"query": "ada"}'""")
-    return value
 
 
 @state_app.command("migrate")
@@ -149,5 +135,27 @@ def migrate(
          f"{len(warnings)} dropped")
 
 
+def start_watchdog(tool: str, bound: float, json_output: bool) -> threading.Timer:
+    """End the process when a call outlives every budget it has: only code that blocks
+    the event loop itself (sync work inside an `async def` tool) can get there."""
+
+    def give_up() -> None:
+        reason = (f"the call did not end within {bound:g} s, the sum of its timeout and "
+                  "hook budgets: a tool or hook blocks the event loop (sync code in an "
+                  "`async def`?)")
+        if json_output:
+            emit_json({"status": "failed", "error": f"`{tool}` failed: {reason}"})
+        echo_err(f"error: `{tool}` failed: {reason}")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+
+    timer = threading.Timer(bound, give_up)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
+    """The result as JSON data; the host already refused values that are not JSON."""
+    return json.loads(json.dumps(value, default=repr))

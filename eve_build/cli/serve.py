@@ -100,6 +100,8 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
     for item in listed:
         where = f" (subagent {item.subagent})" if item.subagent else ""
         echo(f"{item.name}{where}  {item.cron}  {item.mode}")
+        if item.problem:
+            echo(f"  never: {item.problem} (run `eve build` again)")
         for when in item.next_runs:
             echo(f"  {when.isoformat(sep=' ', timespec='minutes')}")
 

@@ -58,6 +58,15 @@ def discover_directory_mounts(sites: list[MountSite], app: App
     found: list[Diagnostic] = []
     mounts: list[DirectoryMount] = []
     for site in sites:
+        beside = site.file.parent / site.namespace
+        if (site.directory is None and site.parent is None and beside.is_dir()
+                and not (beside / slots.EXTENSION_MODULE).exists()):  # that one is a duplicate
+            shown = f"{site.shown.removesuffix('.py')}/"
+            found.append(error(
+                "mount/override-beside-flat-mount", shown,
+                f"`{shown}` sits beside the flat mount `{site.shown}`, so nothing in it "
+                "overrides or adds anything", f"move the mount into `{shown}extension.py` (a "
+                "directory mount) to use the folder for overrides, or remove the folder"))
         if site.directory is None or site.parent is not None:
             continue
         relative = site.directory.relative_to(app.agent_dir).as_posix()

@@ -17,7 +17,7 @@ from pathlib import Path
 from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
 from eve_build.consumer.app import App, locate_app
 from eve_build.consumer.assemble import assemble_agent, derive_sys_path
-from eve_build.consumer.compiled import CompiledAgent
+from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.consumer.evaluate import evaluate_mounts
 from eve_build.consumer.imports import loading_environment
 from eve_build.consumer.members import MemberStatus, prepare_members
@@ -31,6 +31,7 @@ from eve_build.consumer.sources import (
 from eve_build.consumer.workspace import locate_workspace
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.consumer import ImportJob, import_in_worker
+from eve_build.naming import TOOL_NAME_LIMIT
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source
 
@@ -81,6 +82,18 @@ def run_compilation(start: Path, agent: str | None = None, *,
     return result
 
 
+def find_long_tool_names(compiled: CompiledAgent) -> list[Diagnostic]:
+    """Mounted tool names (namespace and `__` included) that providers would refuse."""
+    return [error(
+        "mount/tool-name-too-long", tool.file,
+        f"the tool `{tool.name}` is {len(tool.name)} characters long with its namespace; "
+        f"providers accept at most {TOOL_NAME_LIMIT}",
+        f"mount `{tool.mount}` under a shorter namespace (rename its mount file), or shorten "
+        "the tool's file name",
+    ) for tree in walk_trees(compiled.root) for tool in tree.tools
+        if len(tool.name) > TOOL_NAME_LIMIT]
+
+
 def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledAgent | None:
     layout, found = discover_source(app.agent_dir, display=app.display, package_root=app.root,
                                     role="agent")
@@ -103,6 +116,8 @@ def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledA
     compiled, found = import_in_worker(
         ImportJob(app, layout.tree, directories, sites, located, outputs))
     collected.extend(found)
+    if compiled is not None:
+        collected.extend(find_long_tool_names(compiled))
     return None if collected.errors else compiled
 
 

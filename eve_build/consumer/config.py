@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.sdk.env import Env, serialize_deferred
+from eve_build.sdk.env import ENV_MARKER, Env, is_env_json, serialize_deferred
 
 Loc = tuple[str | int, ...]
 _REDACT_MIN = 4
@@ -38,8 +38,10 @@ class BoundConfig:
 
 def validate_config(
     model: type[BaseModel] | None, given: Mapping[str, Any], *, shown: str, package: str,
-    line: int | None, defer_factories: bool = False,
+    line: int | None, defer_factories: bool = False, secrets: Mapping[Loc, str] | None = None,
 ) -> tuple[BoundConfig | None, list[Diagnostic]]:
+    """`secrets`: where values resolved from env(...) sit, by the variable's name; an error
+    about them (or about the whole config) names the field, variable and error type only."""
     config = dict(given)
     if model is None:
         if config:
@@ -69,7 +71,7 @@ def validate_config(
         problems = [e for e in exc.errors()
                     if not any(tuple(e["loc"][: len(p)]) == p for p in deferred)]
         if problems:
-            lines = [f"  - `{_dotted(e['loc'])}`: {_redact(e['msg'], config)} ({e['type']})"
+            lines = [_describe_problem(e["loc"], e["msg"], e["type"], config, secrets or {})
                      for e in problems]
             return None, [error(
                 "mount/config-invalid", shown,
@@ -172,6 +174,37 @@ def _dotted(loc: tuple[Any, ...]) -> str:
 
 def _names(config: Mapping[str, Any]) -> str:
     return ", ".join(f"`{k}`" for k in sorted(config))
+
+
+def _describe_problem(loc: tuple[Any, ...], message: str, kind: str, config: Mapping[str, Any],
+                      secrets: Mapping[Loc, str]) -> str:
+    """One line of a config error. Where the value came from env(...), or the error is
+    about the whole config while env values are in it, no text derived from any value is
+    shown: not the message (a validator may format, lower-case or split the value, and
+    pydantic quotes characters of a bad UUID), only the field, variable and error type."""
+    where = tuple(str(part) for part in loc)
+    names = sorted({name for path, name in secrets.items()
+                    if where[: len(path)] == path or not where})
+    if names:
+        variables = ", ".join(f"`{name}`" for name in names)
+        return (f"  - `{_dotted(loc)}` (from env {variables}): the value is invalid ({kind}); "
+                "its message is not shown because it may repeat the secret")
+    return f"  - `{_dotted(loc)}`: {_redact(message, config)} ({kind})"
+
+
+def find_env_names(value: Any, prefix: Loc = ()) -> dict[Loc, str]:
+    """Where each env(...) value is, with its variable's name (lists: the names joined)."""
+    if isinstance(value, Env):
+        return {prefix: value.name}
+    if is_env_json(value):
+        return {prefix: str(value[ENV_MARKER])}
+    if isinstance(value, Mapping):
+        return {p: n for k, v in value.items()
+                for p, n in find_env_names(v, (*prefix, str(k))).items()}
+    if isinstance(value, list | tuple) and (_has_env(value) or any(map(is_env_json, value))):
+        inner = [n for item in value for n in find_env_names(item).values()]
+        return {prefix: ", ".join(sorted(set(inner)))}
+    return {}
 
 
 def _redact(message: str, config: Mapping[str, Any]) -> str:

@@ -81,6 +81,14 @@ def find_files_unlike_manifest(manifest: Manifest, source_dir: Path, output_dir:
                   or _hash(output_dir / relative) != digest)
 
 
+def find_edited_output(package_dir: Path, manifest: Manifest) -> list[str]:
+    """The shipped copies under `<package>/extension/` whose bytes no longer match the
+    hashes the manifest records (hand-edited or damaged output), sorted."""
+    source = package_dir / SOURCE_PACKAGE
+    return sorted(relative for relative, digest in manifest.files.items()
+                  if _hash(source / relative) != digest)
+
+
 def is_up_to_date(project: ExtensionProject) -> bool:
     return try_read_current_manifest(project) is not None
 

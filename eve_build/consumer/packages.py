@@ -16,8 +16,9 @@ from pathlib import Path
 
 from eve_build.consumer.app import derive_shown
 from eve_build.consumer.compatibility import check_package
+from eve_build.consumer.freshness import find_edited_output
 from eve_build.consumer.mounts import MountSite, derive_nested_sites, parse_mount_file
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.manifest import Manifest, derive_manifest_path
 
 
@@ -51,6 +52,8 @@ def locate_mounts(
         if mount is None or any(d.is_error for d in problems):
             continue
         located.append(mount)
+        if not mount.source_backed:
+            found.extend(find_edited_installed(mount, app_root))
         nested, problems = derive_nested_sites(site, mount.import_name, mount.package_dir,
                                                mount.manifest.contributions)
         found.extend(problems)
@@ -81,6 +84,22 @@ def _locate(
         f"install the extension that provides `{first}` (`uv add <package>`), or add its "
         "source folder to `[tool.uv.workspace].members`", line=source.line,
     )]
+
+
+def find_edited_installed(mount: LocatedMount, app_root: Path) -> list[Diagnostic]:
+    """An installed extension whose files differ from its manifest's hashes: reported
+    (eve-build does not rebuild what pip installed)."""
+    edited = find_edited_output(mount.package_dir, mount.manifest)
+    if not edited:
+        return []
+    shown = derive_shown(mount.package_dir, app_root)
+    listed = ", ".join(f"`{name}`" for name in edited[:5]) + (" ..." if len(edited) > 5 else "")
+    return [warning(
+        "compat/output-edited", mount.site.shown,
+        f"the installed `{mount.manifest.package.name}` at `{shown}` was changed after it "
+        f"was built: {listed} no longer match its manifest",
+        f"reinstall it (`pip install --force-reinstall {mount.manifest.package.name}`), or "
+        "change the extension's sources and rebuild it", line=mount.line)]
 
 
 def try_locate_package(module: str, paths: list[str]) -> Path | None:

@@ -88,7 +88,38 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
             "`tool.uv.workspace.members` and `tool.uv.workspace.exclude` must be lists of "
             "glob patterns", 'write them as `members = ["packages/*"]`',
         )]
-    return Workspace(root=root, members=tuple(_expand(root, members, exclude))), []
+    odd = [p for p in [*members, *exclude] if find_pattern_problem(p)]
+    if odd:
+        return None, [error(
+            "workspace/member-invalid", shown,
+            f"the workspace pattern `{pattern[:100]}` {find_pattern_problem(pattern)}",
+            'use relative glob patterns of member folders, such as `members = ["packages/*"]`',
+        ) for pattern in odd]
+    try:
+        expanded = _expand(root, members, exclude)
+    except (ValueError, NotImplementedError, OSError, RuntimeError) as exc:  # glob syntax, loops
+        return None, [error(
+            "workspace/member-invalid", shown,
+            f"the workspace patterns cannot be expanded: {str(exc)[:200]}",
+            'use relative glob patterns of member folders, such as `members = ["packages/*"]`',
+        )]
+    return Workspace(root=root, members=tuple(expanded)), []
+
+
+def find_pattern_problem(pattern: str) -> str:
+    """Why a members/exclude pattern names no member folder ("" when it is fine)."""
+    if not pattern.strip():
+        return "is empty"
+    parts = Path(pattern).parts
+    if Path(pattern).is_absolute() or pattern.startswith("~"):
+        return "is absolute; members are folders inside the workspace"
+    if ".." in parts:
+        return "leaves the workspace (`..`)"
+    if all(part == "." for part in parts):
+        return "is the workspace root itself, not a member folder"
+    if "\0" in pattern:
+        return "holds a NUL character"
+    return ""
 
 
 def _is_str_list(value: object) -> bool:

@@ -49,6 +49,7 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         """
         options = parse_hook_options(self.config)
         if self.target_name == SDIST_TARGET:
+            self._refuse_links_outside()
             self._warn_if_output_ships()
         if self.target_name != WHEEL_TARGET:
             return
@@ -71,6 +72,15 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
             f"eve: built `{result.project.import_name}` ({len(result.files)} files) into "
             f"`{result.project.output}`"
         )
+
+    def _refuse_links_outside(self) -> None:
+        """Package-root files linking outside the package would not ship as themselves."""
+        from eve_build.hatch.build_data import HookBuildError
+        from eve_build.project.package_files import find_root_links_outside
+
+        outside = find_root_links_outside(Path(self.root))
+        if outside:
+            raise HookBuildError("\n".join(d.render() for d in outside))
 
     def _warn_if_output_ships(self) -> None:
         """The sdist should carry sources only; say so when a stale output would ship."""

@@ -8,6 +8,7 @@ raise for a user mistake.
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 
 from eve_build.cron import find_cron_problems
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import describe_message
 from eve_build.sdk.approval import Approval
 from eve_build.sdk.definitions import (
     Agent,
@@ -60,11 +62,18 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
         return {}, [undefined]
     try:
         schema = model.model_json_schema()
-        return schema, find_invalid_defaults(model, where.file, where.line,
-                                             "model/default-invalid")
     except Exception as exc:
-        return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: {exc}",
+        return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: "
+                                f"{describe_message(exc, 300)}",
                                 "use field types pydantic can describe in JSON Schema")]
+    try:  # json_schema_extra may hold anything: objects, sets, NaN
+        json.dumps(schema, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return {}, [where.error(code, f"the JSON Schema of the {what} `{model.__name__}` is not "
+                                f"JSON: {describe_message(exc, 200)}",
+                                "keep `json_schema_extra` to JSON values (no objects, sets or "
+                                "NaN)")]
+    return schema, find_invalid_defaults(model, where.file, where.line, "model/default-invalid")
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:

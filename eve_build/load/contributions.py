@@ -24,7 +24,7 @@ from eve_build.sdk.definitions import (
     derive_kind,
 )
 from eve_build.source.layout import AgentTree, ModuleEntry
-from eve_build.source.skills import FrontmatterError, read_skill
+from eve_build.source.skills import FrontmatterError, TextError, read_skill
 
 _MISSING = object()
 
@@ -160,12 +160,21 @@ def _check_skill(ctx: _Context, name: str, path: str, packaged: bool,
     shown = f"{ctx.display}{path}"
     try:
         meta = read_skill(ctx.source / path)
-    except (FrontmatterError, UnicodeDecodeError) as exc:
+    except TextError as exc:
+        ctx.found.append(error("source/text-invalid", shown, str(exc),
+                               "save the file as UTF-8 without a byte order mark"))
+        meta = {}
+    except (FrontmatterError, OSError) as exc:
         ctx.found.append(error("skill/frontmatter-invalid", shown, str(exc),
                                "start the file with `---`, `description: ...`, `---`"))
         meta = {}
     description = meta.get("description")
-    if packaged and (not isinstance(description, str) or not description.strip()):
+    if description is not None and not isinstance(description, str):
+        ctx.found.append(error(
+            "skill/description-invalid", shown,
+            f"the `description` of the skill `{name}` is a {type(description).__name__}, "
+            "not text", "write it as one line of text: `description: <when to use it>`"))
+    elif packaged and (not isinstance(description, str) or not description.strip()):
         ctx.found.append(error(
             "skill/description-missing", shown,
             f"the packaged skill `{name}` has no `description` in its frontmatter",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +16,12 @@ from packaging.version import InvalidVersion, Version
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine.budget import parse_import_timeout
 from eve_build.naming import ImportName, derive_import_name
+from eve_build.project.options import DEFAULT_OUTPUT as DEFAULT_OUTPUT
+from eve_build.project.options import PYPROJECT as PYPROJECT
+from eve_build.project.options import find_key_line as find_key_line
+from eve_build.project.options import find_output_overlap, find_unknown_options
 
-PYPROJECT = "pyproject.toml"
 DEFAULT_SOURCE = "extension"
-DEFAULT_OUTPUT = "build/eve"
 
 
 @dataclass(frozen=True)
@@ -60,18 +63,14 @@ def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]
             error("project/pyproject-invalid", PYPROJECT, f"not valid TOML: {exc}",
                   "fix the TOML syntax")
         ]
-
-
-def find_key_line(text: str, table: str, key: str) -> int | None:
-    """The line of `key = ...` inside `[table]` of a TOML text (1-based), if found."""
-    inside = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("["):
-            inside = line.strip("[] ") == table
-        elif inside and line.split("=", 1)[0].strip().strip('"') == key:
-            return number
-    return None
+    except RecursionError:
+        return None, [error("project/pyproject-invalid", PYPROJECT,
+                            "not readable: its values are nested too deeply",
+                            "nest arrays and inline tables less deeply")]
+    except OSError as exc:
+        return None, [error("project/pyproject-invalid", PYPROJECT,
+                            f"cannot be read: {exc.strerror or type(exc).__name__}",
+                            "check the file's permissions")]
 
 
 def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
@@ -101,11 +100,19 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
                            "version for the manifest)"))
     else:
         try:
-            Version(version)
+            normal = str(Version(version))
         except InvalidVersion:
             found.append(error("project/name-missing", PYPROJECT,
                                f"`[project].version` `{version}` is not a PEP 440 version",
                                'use a version such as "0.1.0"'))
+        else:
+            if normal != version:  # the wheel would say `normal`, the manifest `version`
+                found.append(error(
+                    "project/version-unnormalized", PYPROJECT,
+                    f"`[project].version` `{version}` is not in its normal form `{normal}`; "
+                    "wheels and the manifest must agree on it",
+                    f'write `version = "{normal}"`', line=find_key_line(text, "project",
+                                                                         "version")))
     tool = data.get("tool", {})
     eve = tool.get("eve", {}) if isinstance(tool, dict) else {}
     table = eve.get("extension") if isinstance(eve, dict) else None
@@ -117,6 +124,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
             "or run `eve build` for an agent app",
         ))
         return None, found
+    found.extend(find_unknown_options(table, text))
     source = _read_str(table, "source", DEFAULT_SOURCE, found)
     output = _read_str(table, "output", DEFAULT_OUTPUT, found)
     externals = table.get("external-dependencies", [])
@@ -131,6 +139,11 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     import_timeout, problems = parse_import_timeout(
         table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
     found.extend(problems)
+    if not _is_str_list(project.get("dependencies", [])):
+        found.append(error("project/option-invalid", PYPROJECT,
+                           "`[project].dependencies` must be a list of requirement strings",
+                           'write it as `dependencies = ["eve-build", "pydantic>=2"]`',
+                           line=find_key_line(text, "project", "dependencies")))
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -151,8 +164,14 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
 
 
 DISTRIBUTION_NAME = re.compile(r"^([a-z0-9]|[a-z0-9][a-z0-9._-]*[a-z0-9])$", re.IGNORECASE)
-RESERVED_OUTPUTS = ("dist", "tests", PYPROJECT)
-"""Folders that belong to wheels, tests or sources: a build must never replace them."""
+
+
+SHADOWED_IMPORTS = frozenset({
+    "eve_build", "typer", "pydantic", "pydantic_core", "jinja2", "tomli_w", "packaging",
+    "hatchling", "editables", "watchfiles", "yaml", "markupsafe", "annotated_types",
+    "typing_extensions", "click", "rich",
+})
+"""eve-build itself and the packages it imports: an extension must not replace them."""
 
 
 def find_distribution_name_problems(name: str) -> list[str]:
@@ -162,6 +181,12 @@ def find_distribution_name_problems(name: str) -> list[str]:
     import_name = derive_import_name(name)
     if not import_name.isidentifier() or keyword.iskeyword(import_name):
         return [f"gives the import name `{import_name}`, which is not a Python identifier"]
+    if import_name in sys.stdlib_module_names:
+        return [f"gives the import name `{import_name}`, which would shadow the standard "
+                "library"]
+    if import_name in SHADOWED_IMPORTS:
+        return [f"gives the import name `{import_name}`, which would shadow eve-build or a "
+                "package it depends on"]
     return []
 
 
@@ -170,26 +195,6 @@ def _text(root: Path) -> str:
         return (root / PYPROJECT).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def find_output_overlap(source: str, output: str, line: int | None) -> list[Diagnostic]:
-    """The output folder is replaced whole on each build: it must not hold the package."""
-    out, src = Path(output), Path(source)
-    if out.parts and out.parts[0] in RESERVED_OUTPUTS:
-        return [error(
-            "project/option-invalid", PYPROJECT,
-            f"`tool.eve.extension.output` `{output}` is a folder that belongs to wheels, tests "
-            "or sources; each build replaces the output folder whole",
-            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
-        )]
-    if out == Path() or out == src or src.is_relative_to(out) or out.is_relative_to(src):
-        return [error(
-            "project/option-invalid", PYPROJECT,
-            f"`tool.eve.extension.output` `{output}` overlaps the package or its source "
-            f"`{source}`; each build replaces the output folder whole",
-            f'use a folder of its own, such as `output = "{DEFAULT_OUTPUT}"`', line=line,
-        )]
-    return []
 
 
 def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnostic]) -> str:
@@ -205,13 +210,18 @@ def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnos
 
 
 def _all_dependencies(project: dict[str, Any]) -> list[str]:
-    deps = [d for d in project.get("dependencies", []) if isinstance(d, str)]
+    listed = project.get("dependencies", [])
+    deps = [d for d in listed if isinstance(d, str)] if isinstance(listed, list) else []
     optional = project.get("optional-dependencies", {})
     if isinstance(optional, dict):
         for group in optional.values():
             if isinstance(group, list):
                 deps.extend(d for d in group if isinstance(d, str))
     return deps
+
+
+def _is_str_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def find_undeclared_externals(

@@ -16,6 +16,8 @@ from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import (
     ToolCallError,
     ToolEntry,
+    check_json_value,
+    derive_timeout,
     execute_tool,
     resolve_tool,
     select_tool,
@@ -23,6 +25,7 @@ from eve_build.runtime.tools import (
 )
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.definitions import Tool
 from eve_build.sdk.mount import ToolResult
 
 
@@ -72,6 +75,10 @@ class ToolCall:
         value, steps = await pipeline.on_result(name, verdict.arguments, value,
                                                 self.entry.identity)
         self.trace.extend(steps)
+        try:  # an action.result hook may have returned something that is not JSON
+            value = check_json_value(name, value)
+        except ToolCallError as exc:
+            return self._result("failed", error=f"after the `action.result` hooks: {exc}")
         return self._result("ok", value=value)
 
     def _report(self, text: str) -> None:
@@ -83,6 +90,24 @@ class ToolCall:
         return ToolResult(name=self.entry.name, status=status, value=value, error=error,
                           identity=self.entry.identity, trace=tuple(self.trace),
                           progress=tuple(self.progress))
+
+
+CALL_SLACK = 2.0
+"""Seconds a whole call may run past the sum of its budgets before a watchdog gives up."""
+
+
+def derive_call_bound(surface: Surface, entry: ToolEntry) -> float:
+    """The longest one call of `entry` can take when every budget is honoured: the tool's
+    timeout (twice for a dynamic tool: resolve, then execute), each `action.call` and
+    `action.result` handler's budget, and CALL_SLACK. Past it, something blocked the
+    event loop itself (sync code in an `async def`), and only a watchdog can end it."""
+    definition = entry.definition
+    tool = derive_timeout(definition) if isinstance(definition, Tool) else 2 * derive_timeout(
+        None)
+    runs = sum(1 for hook in surface.pipeline.hooks for event in ("action.call",
+                                                                  "action.result")
+               if hook.handler(event) is not None)
+    return tool + runs * surface.pipeline.budget + CALL_SLACK
 
 
 def suggest_tools(name: str, tools: Mapping[str, ToolEntry]) -> str:

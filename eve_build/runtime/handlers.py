@@ -86,8 +86,7 @@ def _dispatch(
 def _start_task(awaitable: Any, binding: Binding) -> Started:
     future: asyncio.Future[Outcome | None] = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(_await_bound(awaitable, binding))
-    task.add_done_callback(
-        lambda done: None if done.cancelled() else _settle(future, done.result()))
+    task.add_done_callback(lambda done: _settle(future, _task_outcome(done)))
     return future, task
 
 
@@ -118,8 +117,17 @@ async def _await_bound(awaitable: Any, binding: Binding) -> Outcome:
     try:
         with bind(binding):
             return True, await awaitable
-    except Exception as exc:  # user code may raise anything
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # user code may raise anything, CancelledError included
         return False, exc
+
+
+def _task_outcome(done: asyncio.Task[Outcome]) -> Outcome:
+    """A task's outcome; a task cancelled before it ran (or by us) counts as raised."""
+    if done.cancelled():
+        return False, asyncio.CancelledError("the call was cancelled")
+    return done.result()
 
 
 def _settle(future: asyncio.Future[Outcome | None], outcome: Outcome | None) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from eve_build import slots
 from eve_build.consumer.compiled import CompiledMount
+from eve_build.consumer.config import Loc, find_env_names
 from eve_build.consumer.config import validate_config as check_config
 from eve_build.consumer.imports import exec_file
 from eve_build.diagnostics import Diagnostic, error, warning
@@ -135,10 +136,11 @@ def bind_mount(compiled: CompiledMount, mount: Mount, states: MutableMapping[str
             f"variable `{name}`, which is not set: its tools fail and its hooks do not run",
             f"set `{name}` before loading the agent",
         ) for where, name in missing])
+    secrets = find_env_names(dict(mount.config))
     config = resolve_env(dict(mount.config), environ)
     extension = load_extension(compiled)
-    return Binding(extension, validate_config(compiled, extension, config), compiled.mount_path,
-                   compiled.namespace, states)
+    return Binding(extension, validate_config(compiled, extension, config, secrets),
+                   compiled.mount_path, compiled.namespace, states)
 
 
 def load_extension(compiled: CompiledMount) -> Extension:
@@ -164,10 +166,11 @@ def load_extension(compiled: CompiledMount) -> Extension:
     return extension
 
 
-def validate_config(compiled: CompiledMount, extension: Extension, config: dict[str, Any]) -> Any:
+def validate_config(compiled: CompiledMount, extension: Extension, config: dict[str, Any],
+                    secrets: Mapping[Loc, str] | None = None) -> Any:
     """The validated config instance (None for an extension without config)."""
     bound, found = check_config(extension.config_model, config, shown=compiled.file,
-                                package=compiled.package, line=None)
+                                package=compiled.package, line=None, secrets=secrets)
     errors = [d for d in found if d.is_error]
     if bound is None or errors:
         raise MountError(errors)

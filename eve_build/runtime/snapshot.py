@@ -59,6 +59,14 @@ def read_snapshot(path: Path) -> dict[str, Any]:
         raise DiagnosticsError("cannot read the session snapshot", [error(
             "state/snapshot-invalid", str(path), f"the file is not valid JSON: {exc}",
             "pass the path of a snapshot written by the host")]) from None
+    except RecursionError:
+        raise DiagnosticsError("cannot read the session snapshot", [error(
+            "state/snapshot-invalid", str(path), "the file is nested too deeply to read",
+            "pass the path of a snapshot written by the host")]) from None
+    except ValueError as exc:  # a path the OS cannot take (a NUL byte)
+        raise DiagnosticsError("cannot read the session snapshot", [error(
+            "state/snapshot-invalid", repr(str(path)), f"cannot read the file: {exc}",
+            "pass the path of a snapshot written by the host")]) from None
     return parse_snapshot(data, file=str(path))
 
 
@@ -73,5 +81,20 @@ def serialize_snapshot(snapshot: dict[str, Any]) -> str:
 
 
 def write_snapshot(path: Path, snapshot: dict[str, Any]) -> None:
-    """Write atomically: a temporary sibling, then a rename over the target."""
-    write_file(path, serialize_snapshot(snapshot))
+    """Write atomically: a temporary sibling, then a rename over the target (raises
+    DiagnosticsError when the target is a folder or cannot be written)."""
+    text = serialize_snapshot(snapshot)
+    problem = ("it is a folder" if path.is_dir() else
+               "its folder does not exist" if not path.parent.is_dir() else "")
+    if problem:
+        raise _unwritable(path, problem)
+    try:
+        write_file(path, text)
+    except OSError as exc:
+        raise _unwritable(path, exc.strerror or type(exc).__name__) from None
+
+
+def _unwritable(path: Path, problem: str) -> DiagnosticsError:
+    return DiagnosticsError("cannot write the session snapshot", [error(
+        "state/snapshot-unwritable", str(path), f"cannot write `{path}`: {problem}",
+        "pass `-o` a file path in an existing, writable folder")])

@@ -2,20 +2,42 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from eve_build.runtime.handlers import run_bound
+from eve_build.errors import describe_exception, describe_message
+from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
 
+TOOL_TIMEOUT = 300.0
+"""Seconds a tool may run when its define_tool() sets no `timeout` (docs/reliability.md)."""
+TIMEOUT_VARIABLE = "EVE_TOOL_TIMEOUT"
+"""Overrides TOOL_TIMEOUT for every tool without a timeout of its own."""
+
 
 class ToolCallError(Exception):
     """A step of a call failed; the message is what the caller (or the model) sees."""
+
+
+def derive_timeout(tool: Tool | None, environ: Mapping[str, str] = os.environ) -> float:
+    """The seconds `tool` may run: its own timeout, else EVE_TOOL_TIMEOUT, else TOOL_TIMEOUT."""
+    own = tool.timeout if tool is not None else None
+    if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < math.inf:
+        return float(own)
+    try:
+        given = float(environ.get(TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return TOOL_TIMEOUT
+    return given if 0 < given < math.inf else TOOL_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -49,10 +71,15 @@ async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> list[Tool]:
     if definition.resolve is None:
         raise ToolCallError(f"`{entry.name}` is a dynamic tool without a resolve function")
     context = ToolContext(name=entry.name, namespace=entry.mount)
-    done = await run_bound(definition.resolve, (context,), binding=entry.binding, pool=pool)
+    budget = derive_timeout(None)
+    done = await run_bound(definition.resolve, (context,), binding=entry.binding, pool=pool,
+                           budget=budget)
+    if done.ending == "timeout":
+        raise ToolCallError(f"resolving the dynamic tool `{entry.name}` did not finish within "
+                            f"{budget:g} s")
     if done.ending == "raised":
         raise ToolCallError(f"resolving the dynamic tool `{entry.name}` raised "
-                            f"{type(done.error).__name__}: {done.error}")
+                            f"{describe_exception(_error(done))}")
     value = done.value
     found = list(value) if isinstance(value, list | tuple) else [value]
     wrong = [type(v).__name__ for v in found if not isinstance(v, Tool)]
@@ -104,11 +131,32 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
     """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread."""
     if tool.execute is None:
         raise ToolCallError(f"`{entry.name}` has no execute function")
-    done = await run_bound(tool.execute, (model, context), binding=entry.binding, pool=pool)
+    budget = derive_timeout(tool)
+    done = await run_bound(tool.execute, (model, context), binding=entry.binding, pool=pool,
+                           budget=budget)
+    if done.ending == "timeout":
+        raise ToolCallError(f"`{entry.name}` did not finish within its {budget:g} s timeout "
+                            "(set `define_tool(timeout=...)` to allow more)")
     if done.ending == "raised":
-        error = done.error
-        raise ToolCallError(str(error) or type(error).__name__)
-    return derive_value(tool, entry.name, done.value)
+        error = _error(done)
+        if isinstance(error, asyncio.CancelledError):
+            raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
+        raise ToolCallError(describe_message(error))
+    return check_json_value(entry.name, derive_value(tool, entry.name, done.value))
+
+
+def check_json_value(name: str, value: Any) -> Any:
+    """`value` when it is plain JSON; NaN, sets, bytes, objects and cycles are errors."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ToolCallError(f"`{name}` returned a value that is not JSON: "
+                            f"{describe_message(exc, 200)}") from None
+    return value
+
+
+def _error(done: HandlerRun) -> BaseException:
+    return done.error if done.error is not None else RuntimeError("unknown failure")
 
 
 def derive_value(tool: Tool, name: str, value: Any) -> Any:

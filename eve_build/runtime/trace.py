@@ -16,6 +16,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from eve_build.errors import describe_exception
+
 PROCEED = "proceed"
 """The handler returned None: go on unchanged."""
 REWRITE = "rewrite"
@@ -75,5 +77,5 @@ def derive_timeout_reason(source: HookSource, budget: float) -> str:
 
 
 def derive_error_reason(source: HookSource, error: BaseException) -> str:
-    return f"{source.describe()} raised {type(error).__name__}: {error}"
+    return f"{source.describe()} raised {describe_exception(error)}"
 

@@ -17,12 +17,16 @@ from eve_build.naming import derive_import_name
 NAME_PATTERN = re.compile(r"^[a-z]([a-z0-9_-]*[a-z0-9])?$")
 RESERVED_IMPORT_NAMES = frozenset({"eve_build", "extension", "tests", "build", "dist"})
 """Import names that would clash with eve-build itself or with the scaffold's folders."""
+MAX_NAME_LENGTH = 64
+"""The longest NAME: it names folders and files, and prefixes every mounted tool."""
 
 
 def find_name_problems(name: str) -> list[str]:
     """What is wrong with `name` as an extension package name (empty when fine)."""
     if not name:
         return ["it is empty"]
+    if len(name) > MAX_NAME_LENGTH:
+        return [f"it is {len(name)} characters long; at most {MAX_NAME_LENGTH} are allowed"]
     problems: list[str] = []
     if name != name.lower():
         problems.append("it has upper-case letters")
@@ -49,7 +53,7 @@ def find_name_problems(name: str) -> list[str]:
 def suggest_name(name: str) -> str:
     """A valid spelling close to `name`, for hints (`My CRM!` -> `my-crm`)."""
     text = re.sub(r"[^a-z0-9_-]+", "-", name.lower())
-    text = re.sub(r"^[^a-z]+", "", text).rstrip("-_")
+    text = re.sub(r"^[^a-z]+", "", text)[:MAX_NAME_LENGTH].rstrip("-_")
     if not text:
         return "my-extension"
     if find_name_problems(text):

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.responses import JSONResponse
-from starlette.routing import Route, Router
+from starlette.routing import BaseRoute, Route, Router
 from starlette.types import Receive, Scope, Send
 
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import DiagnosticsError
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent, read_compiled_agent
 from eve_build.runtime.workers import shared_pool
@@ -38,9 +40,20 @@ class Generation:
     in_flight: int = 0
 
     def __post_init__(self) -> None:
-        self.router = Router(routes=[
-            Route(endpoint.route, endpoint.__call__, methods=[endpoint.method])
-            for endpoint in self.channels])
+        routes: list[BaseRoute] = []
+        found: list[Diagnostic] = []
+        for endpoint in self.channels:
+            try:
+                routes.append(Route(endpoint.route, endpoint.__call__, methods=[endpoint.method]))
+            except (ValueError, AssertionError) as exc:  # starlette's path syntax
+                found.append(error(
+                    "serve/route-invalid", endpoint.channel.item.file,
+                    f"the route `{endpoint.route}` of `{endpoint.channel.name}` cannot be "
+                    f"served: {exc}", "use `{name}` or `{name:int}` path parameters, each "
+                    "name once (convertors: str, int, float, path, uuid)"))
+        if found:
+            raise DiagnosticsError("cannot serve the agent", found)
+        self.router = Router(routes=routes)
 
 
 def open_generation(
@@ -60,10 +73,10 @@ def open_generation(
         channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
                     for channel in find_bound(agent, "channels")]
         schedules = find_bound(agent, "schedules")
+        return Generation(number, agent, channels, schedules)
     except BaseException:
         agent.close()
         raise
-    return Generation(number, agent, channels, schedules)
 
 
 def forget_extension_modules(root: Path) -> None:

@@ -43,6 +43,7 @@ class Scheduler:
         self._next: dict[tuple[str, str, str], datetime] = {}
         self._running: dict[tuple[str, str, str], asyncio.Task[None]] = {}
         self.skipped: list[tuple[str, datetime]] = []
+        self._invalid: set[tuple[str, str, str]] = set()
 
     def next_runs(self) -> dict[str, datetime]:
         """The next run of each schedule seen so far, by name."""
@@ -55,7 +56,9 @@ class Scheduler:
         for key in [k for k in self._next if k not in current]:
             del self._next[key]  # a schedule that a new generation dropped
         for key, schedule in current.items():
-            due = self._next.setdefault(key, derive_next_runs(key[2], now)[0])
+            if key in self._invalid or not self._first_seen(key, schedule, now):
+                continue
+            due = self._next[key]
             if due > now:
                 continue
             self._next[key] = derive_next_runs(key[2], now)[0]
@@ -83,6 +86,21 @@ class Scheduler:
             upcoming = min(self._next.values(), default=None)
             seconds = MAX_SLEEP if upcoming is None else (upcoming - now).total_seconds()
             await sleep(min(max(seconds, 0.05), MAX_SLEEP))
+
+    def _first_seen(self, key: tuple[str, str, str], schedule: BoundContribution,
+                    now: datetime) -> bool:
+        """Set the first run of a schedule not seen before; False when its cron is invalid
+        (a compiled agent of an older eve-build may hold one): logged once, never fired."""
+        if key in self._next:
+            return True
+        try:
+            self._next[key] = derive_next_runs(key[2], now)[0]
+        except ValueError as exc:
+            logger.error("schedule `%s` never fires: %s; run `eve build` again", schedule.name,
+                         exc)
+            self._invalid.add(key)
+            return False
+        return True
 
     def cancel(self) -> None:
         for task in self._running.values():

@@ -38,10 +38,12 @@ class ScheduleInfo:
     cron: str
     mode: str  # "run" | "markdown"
     next_runs: tuple[datetime, ...]
+    problem: str | None = None  # an invalid cron (from an older build): it never fires
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "subagent": self.subagent, "cron": self.cron,
-                "mode": self.mode, "nextRuns": [t.isoformat() for t in self.next_runs]}
+                "mode": self.mode, "nextRuns": [t.isoformat() for t in self.next_runs],
+                "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,13 @@ def list_schedules(compiled: CompiledAgent, now: datetime, count: int = 3) -> li
         subagent = tree.path if tree is not compiled.root else None
         for item in tree.schedules:
             cron = str(item.details.get("cron", ""))
-            listed.append(ScheduleInfo(item.name, subagent, cron,
-                                       str(item.details.get("mode", "run")),
-                                       tuple(derive_next_runs(cron, now, count))))
+            mode = str(item.details.get("mode", "run"))
+            try:
+                runs = tuple(derive_next_runs(cron, now, count))
+            except ValueError as exc:
+                listed.append(ScheduleInfo(item.name, subagent, cron, mode, (), str(exc)))
+                continue
+            listed.append(ScheduleInfo(item.name, subagent, cron, mode, runs))
     return listed
 
 

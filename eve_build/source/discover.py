@@ -79,6 +79,14 @@ def _discover_tree(walk: Walk, directory: str, *, prefix: str, path: str, role: 
                 subagents, overrides = _discover_subagents(walk, entry.path, path, role)
                 tree.subagents.extend(subagents)
                 tree.subagent_overrides.extend(overrides)
+        elif entry.is_file and (slot is not None or (name == slots.MOUNTS_DIRECTORY
+                                                     and role != "extension")):
+            walk.found.append(error(
+                "discover/slot-not-folder", walk.shown(entry.path),
+                f"`{walk.shown(entry.path)}` is a file, but `{name}` is a slot: a folder of "
+                "contributions; nothing in it is contributed",
+                f"make `{walk.shown(entry.path)}/` a folder, or rename the file",
+            ))
         elif entry.is_dir and name == slots.MOUNTS_DIRECTORY and role != "extension":
             tree.mounts.extend(_discover_mounts(walk, entry.path))
         elif entry.is_dir and (near := slots.try_suggest_slot(name)) is not None:

@@ -31,4 +31,21 @@ def parse_frontmatter(text: str) -> dict[str, Any]:
 
 
 def read_skill(path: Path) -> dict[str, Any]:
-    return parse_frontmatter(path.read_text(encoding="utf-8"))
+    return parse_frontmatter(read_markdown(path))
+
+
+def read_markdown(path: Path) -> str:
+    """A markdown file's text; not UTF-8, or a byte order mark in front, is a TextError."""
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise TextError("the file starts with a byte order mark (BOM), which agents would "
+                        "read as text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TextError(f"the file is not UTF-8 text (byte {exc.start} is "
+                        f"0x{data[exc.start]:02x})") from None
+
+
+class TextError(FrontmatterError):
+    """A markdown file that is not plain UTF-8 text."""

@@ -23,6 +23,7 @@ class TreeEntry:
     kind: EntryKind
     link: str | None = None
     leaves_package: bool = False  # a link whose target lies outside the package
+    broken: str | None = None  # why a link cannot be followed: "loop" or "dangling"
 
 
 class SourceTree(Protocol):
@@ -59,6 +60,10 @@ class DiskTree:
         package = self.package_root.resolve()
         for path in sorted(self._path(relative).iterdir(), key=lambda p: p.name):
             link = str(path.readlink()) if path.is_symlink() else None
+            broken = find_broken_link(path) if link is not None else None
+            if broken is not None:
+                found.append(TreeEntry(path.name, "file", link, broken=broken))
+                continue
             leaves = link is not None and not path.resolve().is_relative_to(package)
             if path.is_dir():
                 found.append(TreeEntry(path.name, "dir", link, leaves))
@@ -77,6 +82,20 @@ class DiskTree:
 
     def read_bytes(self, relative: str) -> bytes:
         return self._path(relative).read_bytes()
+
+
+def find_broken_link(path: Path) -> str | None:
+    """"loop" for a link that loops or leads to its own ancestor, "dangling" for one that
+    points to nothing, None for a link that can be followed."""
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        return "dangling"
+    except (RuntimeError, OSError):  # RuntimeError: Python's "Symlink loop"; ELOOP
+        return "loop"
+    if target.is_dir() and path.parent.resolve().is_relative_to(target):
+        return "loop"  # a folder link to an ancestor: walking it would never end
+    return None
 
 
 class MemoryTree:

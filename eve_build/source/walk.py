@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from eve_build import slots
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.source.tree import SourceTree, TreeEntry, join
 
@@ -56,12 +56,23 @@ class Walk:
         return f"{self.display}{path}"
 
     def entries(self, directory: str) -> list[Node]:
-        """Sorted entries that are not ignored (caches, tests, dotfiles)."""
-        return [
+        """Sorted entries that are not ignored (caches, tests, dotfiles); broken symlinks
+        and folders nested past MAX_DEPTH are reported and left out."""
+        if directory.count("/") >= MAX_DEPTH:
+            self.found.append(error(
+                "discover/tree-too-deep", self.shown(directory),
+                f"`{self.shown(directory)}` is nested more than {MAX_DEPTH} folders deep; "
+                "eve-build does not look inside", "flatten the folder tree"))
+            return []
+        nodes = [
             Node(join(directory, entry.name), entry)
             for entry in self.tree.entries(directory)
             if not slots.is_ignored(entry.name, is_dir=entry.kind == "dir")
         ]
+        for node in nodes:
+            if node.entry.broken is not None:
+                self.found.append(derive_broken_link(self, node))
+        return [node for node in nodes if node.entry.broken is None]
 
     def children(self, directory: str) -> list[Node]:
         """Sorted entries that discovery looks at; symlinks leaving the package are skipped."""
@@ -76,6 +87,22 @@ class Walk:
                 f"{node.suffix if node.is_file else ''}`",
             ))
         return not problems
+
+
+MAX_DEPTH = 100
+"""How deep discovery follows folders (a deeper tree is reported, not walked)."""
+
+
+def derive_broken_link(walk: Walk, node: Node) -> Diagnostic:
+    shown = walk.shown(node.path)
+    if node.entry.broken == "loop":
+        return warning("discover/symlink-broken", shown,
+                       f"`{shown}` is a symlink that loops (to `{node.entry.link}`); it is "
+                       "skipped", "remove the link, or point it at a file or folder that "
+                       "does not contain it")
+    return warning("discover/symlink-broken", shown,
+                   f"`{shown}` is a symlink to `{node.entry.link}`, which does not exist; it "
+                   "is skipped", "remove the link, or create what it points to")
 
 
 def discover_files(walk: Walk) -> list[str]:

@@ -143,3 +143,15 @@ def test_an_undeclared_external_dependency_fails_the_wheel(
     with pytest.raises(HookBuildError, match="error project/external-dependency-undeclared: "
                                              "`grpcio` is listed in"):
         build_wheel(project, tmp_path / "dist")
+
+
+def test_the_sdist_refuses_root_files_linking_outside_the_package(acme: Path,
+                                                                   tmp_path: Path) -> None:
+    elsewhere = tmp_path / "LICENSE-of-another-project"
+    elsewhere.write_text("Someone else's license\n")
+    (acme / "LICENSE").symlink_to(elsewhere)
+
+    with pytest.raises(HookBuildError, match="pack/file-outside-package: `LICENSE` is a "
+                       "symlink to"):
+        list(SdistBuilder(str(acme)).build(directory=str(tmp_path / "dist")))
+    assert not list((tmp_path / "dist").glob("*.tar.gz"))

@@ -223,3 +223,22 @@ def test_the_app_scheduler_fires_the_agent_schedules_bound_to_their_mounts(
     assert any(m.startswith("schedule `flaky` failed: RuntimeError: the mail server is down")
                for m in messages)
     assert any(m.startswith("schedule `crm__sync` ran in ") for m in messages)
+
+
+def test_a_route_starlette_cannot_serve_is_a_diagnostic(tmp_path: Path) -> None:
+    from eve_build.errors import DiagnosticsError
+    from tests.runtime.apps import compile_app, make_app, mount_file
+    from tests.serve.apps import CHANNEL
+
+    root = make_app(tmp_path / "app", ["gizmo"], {
+        "extensions/gizmo.py": mount_file("gizmo"),
+        "channels/twice.py": CHANNEL.format(route="/items/{id}/{id}", method="GET",
+                                            body="def handle(request, ctx):\n    return None"),
+    })
+    compile_app(root)
+    with pytest.raises(DiagnosticsError) as caught:
+        create_app(root, environ={})
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.code, diagnostic.file) == ("serve/route-invalid", "agent/channels/twice.py")
+    assert diagnostic.message == ("the route `/items/{id}/{id}` of `twice` cannot be served: "
+                                  "Duplicated param name id at path /items/{id}/{id}")

@@ -168,3 +168,22 @@ def test_the_loop_sleeps_until_the_next_run_on_its_clock() -> None:
     assert slept == [30.0, 60.0, 60.0]  # up to 10:15, then a minute at most
     assert now[0] == at(10, 17)
     assert runs.started == ["sync"]
+
+
+def test_an_invalid_cron_from_an_older_build_is_logged_once_and_never_fires(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    runs = Runs()
+    scheduler = Scheduler(lambda: [schedule("feb31", "0 0 31 2 *"),
+                                   schedule("sync", "*/15 * * * *")], runs)
+
+    async def scenario() -> list[list[str]]:
+        fired = [scheduler.fire_due(START), scheduler.fire_due(at(10, 15))]
+        await scheduler.wait_idle()
+        return fired
+
+    with caplog.at_level(logging.ERROR, logger="eve_build.serve"):
+        assert drive(scenario) == [[], ["sync"]]
+    assert [r.getMessage() for r in caplog.records] == [
+        "schedule `feb31` never fires: day-of-month `31` is not valid, or never happens in "
+        "month `2`; run `eve build` again"]

@@ -108,3 +108,15 @@ def test_an_unknown_schedule_without_a_close_name_lists_them(served_root: Path) 
     with pytest.raises(DiagnosticsError) as caught:
         run_schedule_now(served_root, "zzz", environ=ENVIRON)
     assert caught.value.diagnostics[0].hint.startswith("its schedules: `company__reports/weekly`")
+
+
+def test_an_invalid_cron_in_an_older_compiled_agent_is_listed_with_its_problem(
+    served_root: Path,
+) -> None:
+    compiled = read_compiled_agent(served_root)
+    tick = next(s for s in compiled.root.schedules if s.name == "tick")
+    broken = tick.model_copy(update={"details": {**tick.details, "cron": "0 0 31 2 *"}})
+    root = compiled.root.model_copy(update={"schedules": [broken]})
+    [info] = list_schedules(compiled.model_copy(update={"root": root}), NOW)
+    assert (info.next_runs, info.problem) == (
+        (), "day-of-month `31` is not valid, or never happens in month `2`")

@@ -1,0 +1,86 @@
+"""What the reliability guards cost: the JSON check of a tool result, the writer's lock
+and repair step, and the timeout a tool call now always runs under.
+
+    python bench/reliability_bench.py [--repeat 5]
+
+- `check_json_value` on a small result (a dict of 5 keys) and a large one (a list of
+  10,000 small dicts): the price of refusing NaN, sets, bytes and objects.
+- `write_tree` of 200 files: the whole write (lock, repair, stage, swap), and the
+  lock + repair step alone on a clean folder.
+- a sync tool call through `run_bound` with no budget and with a 300 s budget (the
+  default tool timeout): the timer the host now arms for every call.
+Each figure is the median of --repeat runs (the best run's median is kept). Prints a
+markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from eve_build.output.writer import repair_output, write_tree
+from eve_build.runtime.handlers import run_bound
+from eve_build.runtime.tools import check_json_value
+from eve_build.runtime.workers import WorkerPool
+from eve_build.sdk.binding import Binding
+
+
+def timed(action: Callable[[], object], count: int, repeat: int) -> float:
+    """Best-of-`repeat` median seconds per action."""
+    medians = []
+    for _ in range(repeat):
+        samples = []
+        for _ in range(count):
+            start = time.perf_counter()
+            action()
+            samples.append(time.perf_counter() - start)
+        medians.append(statistics.median(samples))
+    return min(medians)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    repeat = parser.parse_args().repeat
+    small = {"query": "ada", "region": "us", "limit": 5, "requests": 1, "results": []}
+    large = [{"id": index, "name": f"row {index}", "score": index / 3} for index in
+             range(10_000)]
+    rows = [
+        ("check_json_value, small result", timed(lambda: check_json_value("t", small),
+                                                 2000, repeat)),
+        ("check_json_value, 10,000-row result", timed(lambda: check_json_value("t", large),
+                                                      20, repeat)),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "out"
+        files = {f"pkg/tools/tool_{n:03d}.py": b"x = 1\n" * 20 for n in range(200)}
+        rows.append(("write_tree, 200 files (lock, repair, stage, swap)",
+                     timed(lambda: write_tree(target, files), 10, repeat)))
+        rows.append(("lock + repair alone", timed(lambda: repair_output(target), 500, repeat)))
+    pool = WorkerPool()
+    binding = Binding(None, None, "", None, {})
+    loop = asyncio.new_event_loop()
+
+    def call(budget: float | None) -> None:
+        loop.run_until_complete(run_bound(lambda: 1, (), binding=binding, pool=pool,
+                                          budget=budget))
+
+    rows.append(("sync call, no budget", timed(lambda: call(None), 2000, repeat)))
+    rows.append(("sync call, 300 s budget (the default tool timeout)",
+                 timed(lambda: call(300.0), 2000, repeat)))
+    loop.close()
+    print(f"Python {platform.python_version()}, {platform.machine()}\n")
+    print("| what | median |\n|---|---:|")
+    for name, seconds in rows:
+        shown = f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+        print(f"| {name} | {shown} |")
+
+
+if __name__ == "__main__":
+    main()
