@@ -56,6 +56,7 @@ def test_pack_json(copy_fixture: Callable[[str], Path], tmp_path: Path) -> None:
     assert payload["requires"] == {"extension": 1, "hook": 1, "instructions": 1, "tool": 1}
     assert result.stderr == ""
     validate_output("extension-pack.json", payload)
+    validate_output("extension-pack.json", payload)
 
 
 def test_pack_of_a_broken_extension_shows_the_build_diagnostics(
@@ -92,8 +93,12 @@ def test_a_failed_isolated_build_says_where_eve_build_comes_from(
     assert caught.value.message == ("`python -m build` failed (exit code 1): ERROR No matching "
                                     "distribution found for eve-build==0.1.0")
     assert caught.value.hint == ISOLATED_HINT
-    assert calls == [derive_build_command(root.resolve(), root.resolve() / "dist", isolation=True)]
-    assert "--no-isolation" not in calls[0]
+    (argv,) = calls
+    staging = Path(argv[argv.index("--outdir") + 1])  # a staging folder inside dist/
+    assert staging.parent == root.resolve() / "dist"
+    assert argv == derive_build_command(root.resolve(), staging, isolation=True)
+    assert "--no-isolation" not in argv
+    assert sorted(p.name for p in staging.parent.iterdir()) == []  # nothing half-written left
 
 
 def test_a_wheel_without_a_manifest_is_not_an_extension_wheel(tmp_path: Path) -> None:
