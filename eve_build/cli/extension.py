@@ -7,16 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import (
-    SETTINGS,
-    detail,
-    echo,
-    emit_result,
-    note,
-    render_diagnostics,
-    run_core,
-)
-from eve_build.cli.steps import make_step_printer
+from eve_build.cli.output import detail, echo, emit_result, note, render_diagnostics, run_core
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
@@ -47,12 +38,13 @@ def init(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""
+    from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
 
     target = directory if directory is not None else Path(name)
     if not json_output:
         note(f"Creating {name} in {_shown(target)}...")
-    report = None if SETTINGS.quiet else make_step_printer()
+    report = make_step_printer()
     result = run_core(lambda: init_extension(
         name, target, install=not no_install, git=not no_git, force=force, report=report
     ), json_output=json_output)

@@ -71,7 +71,11 @@ _DATA: list[TextIO] = []  # where JSON data goes while user code's stdout is div
 
 def emit_json(data: Any) -> None:
     """The command's one JSON document on stdout (NaN is refused, never printed)."""
-    text = json.dumps(data, indent=2, sort_keys=False, allow_nan=False)
+    _write_data(json.dumps(data, indent=2, sort_keys=False, allow_nan=False))
+
+
+def _write_data(text: str) -> None:
+    """Data on stdout, even while user code's prints are diverted to stderr."""
     if _DATA:
         _DATA[-1].write(text + "\n")
         _DATA[-1].flush()
@@ -105,13 +109,8 @@ def divert_process_stdout() -> None:
 
 
 def emit_json_line(data: Any) -> None:
-    """One compact JSON object per line (`eve dev --json`), on the same data stream."""
-    text = json.dumps(data, sort_keys=False, allow_nan=False)
-    if _DATA:
-        _DATA[-1].write(text + "\n")
-        _DATA[-1].flush()
-    else:
-        typer.echo(text)
+    """One compact JSON object per line (`eve dev --json`)."""
+    _write_data(json.dumps(data, sort_keys=False, allow_nan=False))
 
 
 def envelope(status: str, diagnostics: Iterable[Diagnostic] = (), **fields: Any) -> dict[str, Any]:

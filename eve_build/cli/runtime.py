@@ -43,7 +43,7 @@ def call(
     tool: str = typer.Argument(..., help="The tool as the agent sees it, e.g. crm__search."),
     arguments: str = typer.Argument("{}", metavar="JSON | @FILE | -",
                                     help="The arguments: a JSON object, @file holding one, "
-                                    "or - (also @-) to read it from stdin; at most 8 MiB."),
+                                    "or - (or @-) to read it from stdin; at most 8 MiB."),
     path: Path = path_option("The agent app (holds `.eve/`)."),
     approve: bool = typer.Option(False, "--approve", help="Approve every approval request."),
     json_output: bool = typer.Option(False, "--json",
@@ -58,7 +58,7 @@ def call(
     from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
-        given = read_arguments("@-" if arguments == "-" else arguments)
+        given = read_arguments(arguments)
         with load_agent(path, extensions=extension or ()) as agent:
             report_local(agent)
             surface = agent.surface(subagent)

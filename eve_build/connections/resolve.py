@@ -72,6 +72,12 @@ async def _resolve(agent: Agent, item: CompiledContribution,
         binding = _binding(agent, item)
         if binding is None:
             return None  # the mount did not open: loading already said why
+        if binding.unavailable:  # its mount lacks an env value: its code may not run
+            found.append(error("connection/resolve-failed", item.file,
+                               f"the dynamic connection `{item.name}` cannot resolve: "
+                               f"{binding.unavailable}",
+                               "give the mount what it needs (its config's `env` values)"))
+            return None
         done = await run_bound(definition.resolve, (ToolContext(item.name, item.mount),),
                                binding=binding, pool=shared_pool())
         if done.ending != "returned" or not isinstance(done.value, Connection):

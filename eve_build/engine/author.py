@@ -40,7 +40,7 @@ class CheckedSource:
     capabilities: set[str] = field(default_factory=set)
     config_schema: Record | None = None
     stub_parameters: str = ""
-    stub_classes: str = ""  # TypedDicts of nested config models, for the `.pyi`
+    stub_classes: str = ""  # TypedDicts the parameters name (nested config models)
     root_tools: list[tuple[str, str, str]] = field(default_factory=list)  # name, path, kind
     imported: list[str] = field(default_factory=list)  # modules imported (not from cache)
 

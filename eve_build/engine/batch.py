@@ -25,7 +25,7 @@ from eve_build.load import checks
 from eve_build.load.contributions import _MISSING, _check_module, _Context
 from eve_build.load.importer import LoadedModules, import_modules, isolated_package
 from eve_build.naming import ContributionName
-from eve_build.output.generate import derive_stub_classes, derive_stub_parameters
+from eve_build.output.stubs import derive_stub_parts
 from eve_build.sdk.definitions import DEFINITION_TYPES, Agent, Extension, Instructions, State
 from eve_build.source.layout import ModuleEntry
 
@@ -98,8 +98,8 @@ def _check_role(ctx: _Context, path: str, role: str, name: str
         if schema is not None:
             ctx.capabilities.add("config")
         model = value.config_model if schema is not None else None
-        return None, {"configSchema": schema, "stubParameters": derive_stub_parameters(model),
-                      "stubClasses": derive_stub_classes(model)}
+        params, classes = derive_stub_parts(model)
+        return None, {"configSchema": schema, "stubParameters": params, "stubClasses": classes}
     if role == "agent":
         agent = ctx.definition(path, slots.AGENT_ATTRIBUTE, (Agent,))
         if agent is _MISSING:

@@ -15,6 +15,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from eve_build._version import __version__
+from eve_build.errors import EveBuildError
 from eve_build.mcp.prompts import (
     AgentCommands,
     CommandSource,
@@ -39,7 +40,15 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     """
     if isinstance(agent, Agent):
         agent.surface(subagent)  # an unknown subagent fails now, not at the first request
-    current: Callable[[], Agent] = agent if callable(agent) else lambda: agent
+    provider: Callable[[], Agent] = agent if callable(agent) else lambda: agent
+
+    def current() -> Agent:  # no agent to serve (yet) is an MCP error with the reason
+        try:
+            return provider()
+        except EveBuildError as exc:
+            hint = f" ({exc.hint})" if exc.hint else ""
+            raise MCPError(types.INTERNAL_ERROR, f"{exc.message}{hint}") from None
+
     approver: Approver | None = _approve_all if approve else None
     commands = commands if commands is not None else AgentCommands(current)
 

@@ -7,8 +7,6 @@ module (`tools/__init__.py` + `.pyi`), `py.typed` and the agent-shaped tree unde
 
 from __future__ import annotations
 
-from typing import Any
-
 from eve_build.manifest import SOURCE_PACKAGE_DIR
 from eve_build.naming import derive_identifier
 from eve_build.project.pyproject import ExtensionProject
@@ -46,30 +44,13 @@ def render_factory(project: ExtensionProject, has_config: bool) -> str:
 
 
 def render_factory_stub(project: ExtensionProject, params: str, classes: str = "") -> str:
-    """`__init__.pyi`: the factory with the config model's real annotations; `params` and
-    `classes` from derive_stub_parameters() / derive_stub_classes() of the config model
-    (computed where the model was imported: a build worker)."""
+    """`__init__.pyi`: the factory with the config model's real annotations.
+
+    `params` and `classes` come from `stubs.derive_stub_parts(config_model)`, which runs
+    where the config model was imported (a build worker)."""
     from eve_build.output.stubs import render_stub
 
     return render_stub(project.import_name, params, classes, HEADER)
-
-
-def derive_stub_parameters(model: Any) -> str:
-    """`*, api_key: str | Env, region: Literal['eu', 'us'] | Env = ...` ("" without config)."""
-    from eve_build.output.stubs import StubWriter
-    from eve_build.output.stubs import derive_stub_parameters as derive
-
-    return derive(model, StubWriter())
-
-
-def derive_stub_classes(model: Any) -> str:
-    """The TypedDicts the parameters refer to (nested models), as stub text."""
-    from eve_build.output.stubs import StubWriter
-    from eve_build.output.stubs import derive_stub_parameters as derive
-
-    writer = StubWriter()
-    derive(model, writer)
-    return writer.render_classes()
 
 
 def render_tools(project: ExtensionProject, tools: list[tuple[str, str, str]]) -> str:

@@ -55,10 +55,6 @@ class StubWriter:
                 else "dict[str, Any]"
         return "Any"
 
-    def render_classes(self) -> str:
-        """Every TypedDict collected so far, each followed by a blank line."""
-        return "".join(f"{text}\n\n" for text in self.typed_dicts.values() if text)
-
     def _typed_dict(self, model: type[BaseModel]) -> str:
         name = model.__name__
         if name in self.typed_dicts:
@@ -99,18 +95,25 @@ def derive_stub_parameters(model: Any, writer: StubWriter) -> str:
     return ", ".join(["*", *required, *optional]) if required or optional else ""
 
 
-def render_stub(import_name: str, params: str, classes: str, header: str) -> str:
+def derive_stub_parts(config_model: Any) -> tuple[str, str]:
+    """The factory's parameters and the TypedDict classes they need, as text (JSON-safe:
+    a build worker derives them and the parent process renders the stub)."""
+    writer = StubWriter()
+    params = derive_stub_parameters(config_model, writer)
+    classes = "".join(f"{text}\n\n" for text in writer.typed_dicts.values() if text)
+    return params, classes
+
+
+def render_factory_stub(import_name: str, config_model: Any, header: str) -> str:
     """The whole `__init__.pyi` of the generated package."""
+    return render_stub(import_name, *derive_stub_parts(config_model), header)
+
+
+def render_stub(import_name: str, params: str, classes: str, header: str) -> str:
+    """The whole `__init__.pyi` from derive_stub_parts()'s text."""
     return (
         f"{header}from typing import Any, Literal, NotRequired, TypedDict\n\n"
         f"from eve_build.sdk import Env, Mount\n\n"
         f"PACKAGE: str\nVERSION: str\n\n{classes}"
         f"def {import_name}({params}) -> Mount: ...\n"
     )
-
-
-def render_factory_stub(import_name: str, config_model: Any, header: str) -> str:
-    """The `.pyi` straight from a config model (where it was imported)."""
-    writer = StubWriter()
-    params = derive_stub_parameters(config_model, writer)
-    return render_stub(import_name, params, writer.render_classes(), header)

@@ -1,4 +1,4 @@
-"""The arguments of `eve call`: a JSON object given inline, as `@FILE`, or as `@-` (stdin).
+"""The arguments of `eve call`: a JSON object given inline, as `@FILE`, or as `-`/`@-` (stdin).
 
 Input is bounded: at most MAX_ARGUMENT_BYTES are read from a file or stdin (so
 `@/dev/zero` is an error, not a process the kernel kills), the text must be UTF-8,
@@ -23,6 +23,8 @@ _HINT_FILE = "pass `@FILE` with the path of a JSON file, or `@-` to read stdin"
 def read_arguments(text: str, stdin: IO[bytes] | None = None) -> dict[str, Any]:
     """The arguments as a dict (raises UsageError, exit code 2)."""
     source = "the arguments"
+    if text == "-":  # `eve call TOOL -`: the same as `@-`
+        text = "@-"
     if text.startswith("@"):
         name = text[1:]
         source = "stdin" if name == "-" else f"`{name}`"

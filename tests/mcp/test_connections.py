@@ -237,3 +237,27 @@ def test_a_raising_dynamic_connection_names_its_file(tmp_path: Path) -> None:
                                     "file": "agent/connections/broken.py", "dynamic": True,
                                     "kind": None, "url": None, "headers": []}]
     assert "Traceback" not in result.output
+
+
+def test_a_url_that_is_no_mcp_endpoint_says_so(connections_app: Path, remote_url: str) -> None:
+    env = environment(remote_url.removesuffix("/mcp") + "/not-mcp")
+    data = describe_connections(connections_app, probe=True, environ=env, timeout=10)
+
+    problems = {d["file"]: d for d in data["diagnostics"]["items"]}
+    remote = problems["agent/connections/remote.py"]
+    assert remote["code"] == "connection/not-mcp"
+    assert "(HTTP 404)" in remote["message"]
+    assert TOKEN not in json.dumps(data)
+
+
+def test_a_mount_missing_its_env_cannot_resolve_its_dynamic_connection(mcp_app: Path) -> None:
+    environ = {"CRM_API_KEY": SECRETS["CRM_API_KEY"]}  # COMPANY_CRM_KEY is not set
+    data = describe_connections(mcp_app, environ=environ)
+
+    rows = {row["name"]: row for row in data["connections"]}
+    assert rows["crm__directory"]["url"] == "https://eu.directory.example.com/openapi.json"
+    assert rows["company__directory"]["url"] is None
+    [problem] = data["diagnostics"]["items"]
+    assert problem["code"] == "connection/resolve-failed"
+    assert "`company__directory` cannot resolve" in problem["message"]
+    assert "COMPANY_CRM_KEY" in problem["message"]

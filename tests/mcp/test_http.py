@@ -94,3 +94,24 @@ def test_eve_serve_mounts_the_mcp_server(mcp_app: Path, eve_env: Any) -> None:
     assert result.structured_content["region"] == "eu"
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
+
+
+def test_before_a_good_build_mcp_answers_with_the_reason(mcp_app: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    from eve_build.serve.generation import Host
+
+    app = create_app_with_mcp(mcp_app, host=Host(None), schedules=False)  # `eve dev`, failing
+
+    async def scenario(url: str) -> str:
+        async with asyncio.timeout(60), Client(f"{url}/mcp", read_timeout_seconds=30) as client:
+            try:
+                await client.list_tools()
+            except MCPError as exc:
+                return exc.message
+        return "no error"
+
+    with serving(app) as url:
+        message = asyncio.run(scenario(url))
+
+    assert message.startswith("the agent has no good build yet")
