@@ -70,7 +70,7 @@ def _print_plan(path: Path, json_output: bool) -> None:
 
     data = run_core(lambda: derive_plan(path), json_output=json_output)
     if json_output:
-        emit_json(data)
+        emit_result("planned", **data)
         return
     for ext in data["extensions"]:
         why = f" ({ext['reason']})" if ext["reason"] else ""

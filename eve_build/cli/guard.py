@@ -24,7 +24,7 @@ import typer
 from typer.exceptions import TyperException
 
 from eve_build._version import __version__
-from eve_build.cli.output import data_stdout, echo_err, emit_json
+from eve_build.cli.output import data_stdout, echo_err, emit_result
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import describe_exception
 
@@ -65,7 +65,8 @@ def report_unexpected(exc: BaseException, *, json_output: bool) -> None:
     """Show `exc` as an `internal/unexpected` diagnostic (and JSON with `--json`)."""
     diagnostic = derive_unexpected(exc)
     if json_output:
-        emit_json({"status": "failed", "diagnostics": [diagnostic.to_json()]})
+        emit_result("failed", [diagnostic],
+                    error={"message": diagnostic.message, "hint": diagnostic.hint})
     echo_err(diagnostic.render())
     if os.environ.get(DEBUG_VARIABLE):
         echo_err("".join(traceback.format_exception(exc)).rstrip())

@@ -21,6 +21,7 @@ from eve_build.extension_build import build_extension
 from eve_build.scaffold.workspace import render_workspace_ci
 from tests.conftest import FIXTURES, GOLDEN, copy_fixture_tree
 from tests.golden_files import assert_matches_golden
+from tests.json_schemas import validate
 
 HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -82,7 +83,11 @@ def test_the_cli_prints_the_plan_as_json_and_builds_nothing(workspace: Path,
                             timeout=60, check=False)
 
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == derive_plan(workspace)
+    payload = json.loads(result.stdout)
+    validate("build.json", payload)
+    assert payload.pop("status") == "planned"
+    assert payload.pop("diagnostics") == {"errors": 0, "warnings": 0, "items": []}
+    assert payload == derive_plan(workspace)
     assert not (workspace / "packages" / "gizmo" / "build").exists()
     assert not (workspace / ".eve").exists()
 

@@ -56,6 +56,7 @@ def test_pack_json(copy_fixture: Callable[[str], Path], tmp_path: Path) -> None:
     assert payload["requires"] == {"extension": 1, "hook": 1, "instructions": 1, "tool": 1}
     assert result.stderr == ""
     validate_output("extension-pack.json", payload)
+    validate_output("extension-pack.json", payload)
 
 
 def test_pack_of_a_broken_extension_shows_the_build_diagnostics(

@@ -58,7 +58,8 @@ def test_with_json_the_internal_diagnostic_is_the_one_document(
     assert result.exit_code == 1
     payload = json.loads(result.stdout)
     assert payload["status"] == "failed"
-    assert [d["code"] for d in payload["diagnostics"]] == ["internal/unexpected"]
+    assert [d["code"] for d in payload["diagnostics"]["items"]] == ["internal/unexpected"]
+    assert payload["error"]["message"].startswith("eve-build stopped on an unexpected error")
 
 
 def test_debug_adds_the_traceback_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
