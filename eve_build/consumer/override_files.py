@@ -86,16 +86,9 @@ def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, 
                    loaded: LoadedModules, mounted: dict[tuple[str, str], str],
                    files: AgentFiles) -> list[Diagnostic]:
     shown = f"{app.display}{path}"
-    namespace, name = split_qualified(qualified) or ("", "")
-    mount_path = mounted.get((node.path, namespace))
+    mount_path, name, unknown = _locate_override_mount(app, node, qualified, shown, mounted)
     if mount_path is None:
-        return [error(
-            "agent/override-namespace-unknown", shown,
-            f"`{shown}` is named like an override of `{qualified}`, but nothing is mounted "
-            f"under the namespace `{namespace}`" + (f" in `{node.path}`" if node.path else ""),
-            f"mount it in `{app.display}{node.prefix}extensions/{namespace}.py`, or rename the "
-            "file: `__` is reserved as the mount separator",
-        )]
+        return unknown
     override, found = load_override(slot, name, path, loaded.modules.get(path), shown=shown,
                                     source="root-override")
     if override is not None:
@@ -108,18 +101,29 @@ def _root_skill_override(app: App, node: AgentTree, skill: SkillEntry,
                          ) -> list[Diagnostic]:
     """`agent/skills/crm__triage.md` (or `crm__triage/SKILL.md`) replaces `crm`'s `triage`."""
     shown = f"{app.display}{skill.path}"
-    namespace, name = split_qualified(skill.name) or ("", "")
-    mount_path = mounted.get((node.path, namespace))
+    mount_path, name, unknown = _locate_override_mount(app, node, skill.name, shown, mounted)
     if mount_path is None:
-        return [error(
-            "agent/override-namespace-unknown", shown,
-            f"`{shown}` is named like an override of `{skill.name}`, but nothing is mounted "
-            f"under the namespace `{namespace}`" + (f" in `{node.path}`" if node.path else ""),
-            f"mount it in `{app.display}{node.prefix}extensions/{namespace}.py`, or rename the "
-            "file: `__` is reserved as the mount separator",
-        )]
+        return unknown
     override, found = load_skill_override(name, app.agent_dir / skill.path, shown,
                                           skill.packaged, "root-override")
     if override is not None:
         files.overrides.setdefault(mount_path, []).append(override)
     return found
+
+
+def _locate_override_mount(app: App, node: AgentTree, qualified: str, shown: str,
+                           mounted: dict[tuple[str, str], str]
+                           ) -> tuple[str | None, str, list[Diagnostic]]:
+    """The mount path a root override `ns__name` replaces a contribution of, and `name`;
+    without a mount of that namespace, the diagnostic that says so."""
+    namespace, name = split_qualified(qualified) or ("", "")
+    mount_path = mounted.get((node.path, namespace))
+    if mount_path is not None:
+        return mount_path, name, []
+    return None, name, [error(
+        "agent/override-namespace-unknown", shown,
+        f"`{shown}` is named like an override of `{qualified}`, but nothing is mounted "
+        f"under the namespace `{namespace}`" + (f" in `{node.path}`" if node.path else ""),
+        f"mount it in `{app.display}{node.prefix}extensions/{namespace}.py`, or rename the "
+        "file: `__` is reserved as the mount separator",
+    )]

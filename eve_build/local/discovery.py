@@ -11,19 +11,18 @@ A bad name or a folder without `extension.py` is a diagnostic naming the path.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.home import locate_eve_home as locate_eve_home
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.source.tree import DiskTree, SourceTree
 
 ENTRY_MODULE = "extension.py"
 PROJECT_FOLDER = Path(".eve") / "extensions"
 GLOBAL_FOLDER = "extensions"
-EVE_HOME_VARIABLE = "EVE_HOME"
 
 
 @dataclass(frozen=True)
@@ -37,12 +36,6 @@ class Candidate:
     shown: str  # how diagnostics and the listing name it
     package: bool = False  # a folder extension (siblings importable relatively)
     problems: tuple[Diagnostic, ...] = field(default=())
-
-
-def locate_eve_home(environ: dict[str, str] | None = None) -> Path:
-    """`$EVE_HOME`, or `~/.eve`."""
-    value = (os.environ if environ is None else environ).get(EVE_HOME_VARIABLE)
-    return Path(value).expanduser() if value else Path.home() / ".eve"
 
 
 def locate_project_folder(project_root: Path) -> Path:

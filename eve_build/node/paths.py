@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from eve_build.home import locate_eve_home as locate_eve_home
 
 RUN_MODE = 0o700
 """The `run/` folder: only its owner may list or enter it."""
 SOCKET_MODE = 0o600
 """A node's socket: only its owner may connect."""
-
-
-def locate_eve_home(environ: Mapping[str, str] | None = None) -> Path:
-    """`$EVE_HOME`, else `~/.eve` (as `eve_build.local.discovery` reads it; the node
-    process imports this module without loading the runtime that `eve_build.local` pulls in).
-    """
-    env = os.environ if environ is None else environ
-    given = env.get("EVE_HOME")
-    return Path(given).expanduser() if given else Path.home() / ".eve"
 
 
 @dataclass(frozen=True)
