@@ -1,17 +1,21 @@
 """Requests per second of a trivial channel under `eve serve`, against plain starlette.
 
     python bench/serve_bench.py [--requests 3000] [--concurrency 16] [--repeat 3]
+                                [--client wrk|httpx] [--seconds 5]
 
 Generates, in a temporary folder, an agent whose channels do nothing: `POST /ping`
 (a sync handler, run on a worker thread) and `POST /aping` (an async handler), and
 builds it with `eve build`. Then measures, for the eve host and for a plain
-starlette app whose async endpoint reads the body and answers the same JSON:
+starlette app with the same two kinds of endpoint answering the same JSON (an
+async one that reads the body, a sync one that starlette runs on a worker thread):
 
 - asgi: the application called in process with a synthetic request (no network,
   no server): the host's own overhead per request;
 - http: the real server (`eve serve --no-access-log`, and uvicorn running the plain
-  app with the same settings) over TCP, with an httpx client keeping
-  --concurrency requests in flight.
+  app with the same settings) over TCP, --concurrency requests in flight for
+  --seconds, sent by wrk when it is on PATH (Debian's package `wrk`). Without it,
+  an httpx client sends --requests; on a 2-core machine that Python client is the
+  bottleneck and hides most of the servers' difference.
 
 Each row is measured --repeat times, eve and plain in alternation so both see the
 same load (the machine is shared); the table gives the best rate of each and the
@@ -25,6 +29,8 @@ import asyncio
 import datetime
 import os
 import platform
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,13 +59,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 
-async def ping(request):
+async def aping(request):
     await request.body()
     return JSONResponse({"ok": True})
 
 
+def ping(request):  # sync: starlette runs it on a worker thread, as eve runs `handle`
+    return JSONResponse({"ok": True})
+
+
 app = Starlette(routes=[Route("/ping", ping, methods=["POST"]),
-                        Route("/aping", ping, methods=["POST"])])
+                        Route("/aping", aping, methods=["POST"])])
 '''
 ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -109,8 +119,7 @@ def free_port() -> int:
         return port
 
 
-def http_rate(command: list[str], cwd: Path, path: str, requests: int,
-              concurrency: int) -> float:
+def http_rate(command: list[str], cwd: Path, path: str, load: Callable[[str], float]) -> float:
     port = free_port()
     log = cwd / "server.log"
     with log.open("w") as sink:
@@ -130,10 +139,32 @@ def http_rate(command: list[str], cwd: Path, path: str, requests: int,
             raise RuntimeError(f"the server did not start:\n{log.read_text()}")
         if process.poll() is not None:
             raise RuntimeError(f"the server exited:\n{log.read_text()}")
-        return asyncio.run(_load(url + path, requests, concurrency))
+        return load(url + path)
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def wrk_load(seconds: float, concurrency: int) -> Callable[[str], float]:
+    """Requests per second that wrk (one thread) measured, POSTs with no body."""
+    script = Path(tempfile.mkdtemp(prefix="eve-wrk-")) / "post.lua"
+    script.write_text('wrk.method = "POST"\n')
+
+    def load(url: str) -> float:
+        done = subprocess.run(["wrk", "-t1", f"-c{concurrency}", f"-d{seconds:g}s", "-s",
+                               str(script), url], capture_output=True, text=True, check=True)
+        if "Non-2xx" in done.stdout or "Socket errors" in done.stdout:
+            raise RuntimeError(f"wrk saw failed requests:\n{done.stdout}")
+        found = re.search(r"Requests/sec:\s+([0-9.]+)", done.stdout)
+        if found is None:
+            raise RuntimeError(f"wrk printed no rate:\n{done.stdout}{done.stderr}")
+        return float(found.group(1))
+
+    return load
+
+
+def httpx_load(requests: int, concurrency: int) -> Callable[[str], float]:
+    return lambda url: asyncio.run(_load(url, requests, concurrency))
 
 
 async def _load(url: str, requests: int, concurrency: int) -> float:
@@ -166,7 +197,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0,
+                        help="how long wrk sends requests, per measurement")
+    parser.add_argument("--client", choices=["wrk", "httpx"],
+                        default="wrk" if shutil.which("wrk") else "httpx")
     options = parser.parse_args()
+    load = (wrk_load(options.seconds, options.concurrency) if options.client == "wrk"
+            else httpx_load(options.requests, options.concurrency))
     count, repeat = options.requests, options.repeat
     rows: list[tuple[str, str, tuple[float, float, float]]] = []
     with tempfile.TemporaryDirectory(prefix="eve-serve-bench-") as scratch:
@@ -187,12 +224,15 @@ def main() -> None:
                     lambda p=path: asgi_rate(eve_app, p, count),
                     lambda p=path: asgi_rate(plain.app, p, count), repeat)))
                 rows.append(("over HTTP (uvicorn)", label, paired(
-                    lambda p=path: http_rate(served, base, p, count, options.concurrency),
-                    lambda p=path: http_rate(uvicorn, base, p, count, options.concurrency),
+                    lambda p=path: http_rate(served, base, p, load),
+                    lambda p=path: http_rate(uvicorn, base, p, load),
                     repeat)))
         finally:
             eve_app.state.host.close()
-    print(f"{count} requests, {options.concurrency} in flight over HTTP, best of {repeat}; "
+    sent = (f"wrk for {options.seconds:g} s" if options.client == "wrk"
+            else f"httpx, {count} requests")
+    print(f"{count} requests in process; over HTTP {sent}, {options.concurrency} in flight; "
+          f"best of {repeat}; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, {datetime.date.today()}\n")
     print("| measured | channel | eve serve rps | plain starlette rps | eve overhead "

@@ -8,8 +8,7 @@ the SDK reads the binding from here.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,14 +38,23 @@ def current_binding() -> Binding | None:
     return _CURRENT.get()
 
 
-@contextlib.contextmanager
-def bind(binding: Binding) -> Iterator[Binding]:
-    """Run the body as `binding`'s mount: `extension.config` and state resolve to it."""
-    token = _CURRENT.set(binding)
-    try:
-        yield binding
-    finally:
-        _CURRENT.reset(token)
+class bind:  # lower case: used as a function, `with bind(binding):`
+    """Run the body as `binding`'s mount: `extension.config` and state resolve to it.
+
+    A class, not a generator: it wraps every tool, hook and channel call.
+    """
+
+    __slots__ = ("_binding", "_token")
+
+    def __init__(self, binding: Binding) -> None:
+        self._binding = binding
+
+    def __enter__(self) -> Binding:
+        self._token = _CURRENT.set(self._binding)
+        return self._binding
+
+    def __exit__(self, *_exc: object) -> None:
+        _CURRENT.reset(self._token)
 
 
 def derive_state_key(mount_path: str, name: str) -> str:

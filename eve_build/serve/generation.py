@@ -37,6 +37,7 @@ class Generation:
     channels: list[ChannelEndpoint]
     schedules: list[BoundContribution]
     router: Router = field(init=False)
+    static: dict[str, Route] = field(init=False)
     in_flight: int = 0
 
     def __post_init__(self) -> None:
@@ -54,6 +55,19 @@ class Generation:
         if found:
             raise DiagnosticsError("cannot serve the agent", found)
         self.router = Router(routes=routes)
+        self.static = {route.path: route for route in routes
+                       if isinstance(route, Route) and not route.param_convertors}
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer with the matching channel: a route with no parameters is found in a
+        dict (a channel is on the hot path), any other request by the router."""
+        route = self.static.get(scope["path"]) if not scope.get("root_path") else None
+        if route is not None and route.methods and scope.get("method") in route.methods:
+            scope["endpoint"] = route.endpoint
+            scope["path_params"] = {}
+            await route.handle(scope, receive, send)
+        else:
+            await self.router(scope, receive, send)
 
 
 def open_generation(
@@ -110,7 +124,7 @@ class Host:
             return
         generation.in_flight += 1
         try:
-            await generation.router(scope, receive, send)
+            await generation.dispatch(scope, receive, send)
         finally:
             generation.in_flight -= 1
 

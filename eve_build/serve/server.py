@@ -46,7 +46,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
         raise serve_error("serve/address-invalid", f"port {port} is not a TCP port",
                           "pass `--port` between 1 and 65535 (0 picks a free one)")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must say TCP: asyncio sets TCP_NODELAY on accepted connections only when it
+    # does, and without it every response waits ~40 ms on Nagle and delayed ACKs.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

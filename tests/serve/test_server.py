@@ -126,3 +126,32 @@ def test_serving_without_a_compiled_agent_says_to_build(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "run `eve build` in the agent's folder first" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_connections_to_the_bound_socket_send_without_delay() -> None:
+    """asyncio sets TCP_NODELAY on accepted connections only when the listening socket
+    says it is TCP; without it each response waited ~40 ms (Nagle and delayed ACKs)."""
+    import asyncio
+
+    from eve_build.serve.server import bind_socket
+
+    async def accepted_nodelay() -> int:
+        sock = bind_socket("127.0.0.1", 0)
+        seen: list[int] = []
+
+        def connected(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            raw = writer.get_extra_info("socket")
+            seen.append(raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(connected, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            for _ in range(200):
+                if seen:
+                    break
+                await asyncio.sleep(0.01)
+            writer.close()
+        return seen[0]
+
+    assert asyncio.run(accepted_nodelay()) != 0
