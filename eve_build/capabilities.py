@@ -54,6 +54,8 @@ CONTRACTS: Mapping[str, Contract] = {
 """Every capability eve-build knows, by its manifest name."""
 
 MANIFEST_KIND = "eve-extension"
+MANIFEST_FILENAME = "_manifest.json"
+SOURCE_PACKAGE_DIR = "extension"  # the subpackage of a built extension holding its source
 MANIFEST_FORMAT_VERSION = 1
 SUPPORTED_FORMAT_VERSIONS = (1,)
 

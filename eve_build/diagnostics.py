@@ -57,6 +57,13 @@ class Diagnostic:
             "hint": self.hint,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Diagnostic:
+        """A diagnostic back from its `to_json()` form (raises KeyError/ValueError)."""
+        return cls(file=data["file"], line=data["line"], code=data["code"],
+                   message=data["message"], hint=data["hint"],
+                   severity=Severity(data["severity"]))
+
 
 def error(
     code: str, file: str, message: str, hint: str = "", line: int | None = None

@@ -9,39 +9,61 @@ DiagnosticsError lists them all and the previous output is left as it was.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from eve_build._version import __version__
-from eve_build.capabilities import MANIFEST_FORMAT_VERSION, MANIFEST_KIND, derive_requirements
+from eve_build.capabilities import MANIFEST_FILENAME
+from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
-from eve_build.engine.author import CheckedSource, check_source
 from eve_build.engine.budget import read_import_timeout
-from eve_build.engine.cache import BuildCache, locate_cache_dir
+from eve_build.engine.cache import locate_cache_dir
+from eve_build.engine.stamp import (
+    Stamp,
+    derive_build_fingerprint,
+    find_current_build,
+    read_output_state,
+    write_stamp,
+)
 from eve_build.errors import DiagnosticsError
-from eve_build.manifest import MANIFEST_FILENAME, Manifest, serialize_manifest
-from eve_build.output import generate
 from eve_build.output.writer import repair_output, write_tree
 from eve_build.project.pyproject import (
     DEFAULT_OUTPUT,
+    PYPROJECT,
     ExtensionProject,
     parse_extension_project,
     read_pyproject,
 )
 from eve_build.project.roots import locate_extension_root
-from eve_build.source.discover import discover_source
-from eve_build.source.layout import SourceLayout
-from eve_build.source.skills import TextError, read_markdown
 
+if TYPE_CHECKING:  # the modules that check and generate are imported only when needed:
+    # a build whose stamp is current (nothing changed) never loads them
+    from eve_build.engine.author import CheckedSource
+    from eve_build.manifest import Manifest
+    from eve_build.source.layout import SourceLayout
 
 @dataclass(frozen=True)
 class BuildResult:
     project: ExtensionProject
-    manifest: Manifest
     files: tuple[str, ...]  # written, relative to the output folder
     warnings: tuple[Diagnostic, ...]
+    tools: int  # tools at the root of the extension
+    requires: dict[str, str]  # the manifest's `requires`
     imported: tuple[str, ...] = ()  # modules imported by this build (the rest came cached)
     written: bool = True  # False when the output already held exactly these files
+    checked: bool = True  # False when the stamp said nothing changed (nothing was run)
+    _manifest: Manifest | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def manifest(self) -> Manifest:
+        """The built manifest (read from the output when the build was skipped)."""
+        if self._manifest is None:
+            from eve_build.manifest import read_manifest
+
+            path = self.package_dir / SOURCE_PACKAGE / MANIFEST_FILENAME
+            object.__setattr__(self, "_manifest", read_manifest(path))
+        assert self._manifest is not None
+        return self._manifest
 
     @property
     def output_dir(self) -> Path:
@@ -70,22 +92,49 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     Its modules are imported and checked in worker processes (`eve_build.engine`),
     through the build cache unless `use_cache` is False; `workers` forces how many
     (None: one for a small extension, all cores for a large one). An output that would
-    not change is not rewritten."""
+    not change is not rewritten, and when the build stamp says nothing changed since
+    the last build (engine.stamp), nothing is imported or checked either."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project)
     if write and escape:  # before anything is written, the cache beside the output included
         raise DiagnosticsError(f"cannot build extension `{project.name}`", escape)
     if write:
         repair_output(project.output_dir)  # a build killed inside its swap left the old output
-    collected = Diagnostics()
     budget, found = read_import_timeout(project.import_timeout)
     if found:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
+    cache_dir = locate_cache_dir(project.output_dir)
+    fingerprint = None
+    if write and use_cache and not escape:
+        fingerprint = derive_build_fingerprint(project.source_dir, project.root / PYPROJECT,
+                                               project.dependencies)
+        stamp = find_current_build(cache_dir, fingerprint, project.output_dir
+                                   ) if fingerprint else None
+        if stamp is not None:
+            return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
+                               tools=stamp.tools, requires=stamp.requires, written=False,
+                               checked=False)
+    result = _build_in_full(project, budget, use_cache=use_cache and not escape,
+                            write=write, workers=workers)
+    if fingerprint is not None:
+        write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
+                                     result.files, result.tools, result.requires,
+                                     result.warnings))
+    return result
+
+
+def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
+                   write: bool, workers: int | None) -> BuildResult:
+    from eve_build.engine.author import check_source
+    from eve_build.engine.cache import BuildCache
+    from eve_build.source.discover import discover_source
+
+    collected = Diagnostics()
     display = f"{project.source}/"
     layout, found = discover_source(project.source_dir, display=display,
                                     package_root=project.root)
     collected.extend(found)
-    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache and not escape else None
+    cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
     checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
                            collected=collected)
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
@@ -106,18 +155,17 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
                 "check the folder's permissions and free disk space, then build again",
             )]) from exc
         written = True
-    return BuildResult(project=project, manifest=manifest, files=tuple(sorted(files)),
+    return BuildResult(project=project, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
-                       written=written)
+                       tools=len(manifest.contributions.get("tools", [])),
+                       requires=dict(manifest.requires), written=written, _manifest=manifest)
 
 
 def is_output_current(output: Path, files: dict[str, bytes]) -> bool:
     """True when `output` holds exactly `files`, byte for byte (nothing to write)."""
-    if not output.is_dir():
-        return False
-    present = {p.relative_to(output).as_posix() for p in output.rglob("*")
-               if p.is_file() or p.is_symlink()}
-    if present != set(files):
+    present = read_output_state(output)
+    if present.keys() != files.keys() or any(
+            present[relative][0] != len(data) for relative, data in files.items()):
         return False
     try:
         return all((output / relative).read_bytes() == data for relative, data in files.items())
@@ -155,8 +203,7 @@ def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
         return []
     entries = [output] if not output.is_dir() else sorted(output.iterdir())
     foreign = [
-        entry for entry in entries
-        if not (entry / generate.SOURCE_PACKAGE / MANIFEST_FILENAME).is_file()
+        entry for entry in entries if not (entry / SOURCE_PACKAGE / MANIFEST_FILENAME).is_file()
     ]
     return [error(
         "output/foreign-files", project.output,
@@ -171,6 +218,8 @@ def find_unreadable_instructions(layout: SourceLayout, source: Path,
                                  display: str) -> list[Diagnostic]:
     """instructions.md files that are not UTF-8 or start with a BOM: found here, once,
     rather than by every consumer of the extension."""
+    from eve_build.source.skills import TextError, read_markdown
+
     found = []
     for tree in layout.tree.walk():
         if tree.instructions and tree.instructions.endswith(".md"):
@@ -182,19 +231,24 @@ def find_unreadable_instructions(layout: SourceLayout, source: Path,
     return found
 
 
-def _manifest_path(project: ExtensionProject) -> str:
-    return f"{project.import_name}/{generate.SOURCE_PACKAGE}/{MANIFEST_FILENAME}"
-
-
 def _derive_files(
     project: ExtensionProject, layout: SourceLayout, checked: CheckedSource
 ) -> tuple[dict[str, bytes], Manifest]:
+    from eve_build._version import __version__
+    from eve_build.capabilities import (
+        MANIFEST_FORMAT_VERSION,
+        MANIFEST_KIND,
+        derive_requirements,
+    )
+    from eve_build.manifest import Manifest, serialize_manifest
+    from eve_build.output import generate
+
     base = project.import_name
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
     for relative in layout.files:
         data = (project.source_dir / relative).read_bytes()
-        files[f"{base}/{generate.SOURCE_PACKAGE}/{relative}"] = data
+        files[f"{base}/{SOURCE_PACKAGE}/{relative}"] = data
         hashes[relative] = f"sha256:{hashlib.sha256(data).hexdigest()}"
     has_config = checked.config_schema is not None
     files[f"{base}/__init__.py"] = generate.render_factory(project, has_config).encode()
@@ -215,5 +269,5 @@ def _derive_files(
         "contributions": checked.contributions,
         "files": hashes,
     })
-    files[_manifest_path(project)] = serialize_manifest(manifest).encode()
+    files[f"{base}/{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"] = serialize_manifest(manifest).encode()
     return files, manifest

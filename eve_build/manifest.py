@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eve_build.capabilities import MANIFEST_FILENAME as MANIFEST_FILENAME
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
+from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE_DIR
 
-MANIFEST_FILENAME = "_manifest.json"
-SOURCE_PACKAGE_DIR = "extension"  # the subpackage of a built extension holding its source
 DIST_INFO_MANIFEST = "eve-manifest.json"
 
 

@@ -46,9 +46,11 @@ def path_option(help: str) -> Any:
 class _CleanArgument(TyperArgument):
     """An argument shown as `NAME` (required) or `[NAME]` in the usage line."""
 
-    def _usage_display_name(self) -> str:
-        name = self.display_name_raw
-        return name if self.required else f"[{name}]"
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:  # noqa: ARG002
+        name = self.metavar or (self.name or "").upper()
+        if self.nargs != 1:
+            name += "..."
+        return f"[{name}]" if usage and not self.required else name
 
     def display_type_rich(self, ctx: Any) -> str | None:  # noqa: ARG002
         return None
@@ -64,6 +66,14 @@ class EveGroup(TyperGroup):
             tidy_command(command)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        import sys
+
+        given = args[0] if args else kwargs.get("args")
+        if any("\x00" in str(word) for word in (sys.argv[1:] if given is None else given)):
+            # only a test runner can pass one (an OS argv cannot); click would raise on it
+            print("Error: an argument holds a NUL byte, which no path or name may contain.",
+                  file=sys.stderr)
+            raise SystemExit(2)
         if not is_styled_terminal():  # piped, NO_COLOR or TERM=dumb: click's plain help
             for command in (self, *(c for _, c in walk_commands(self, groups=True))):
                 command.rich_markup_mode = None

@@ -76,11 +76,11 @@ def build(
     if json_output:
         emit_result("built", result.warnings, package=result.project.name,
                     version=result.project.version, output=str(result.package_dir),
-                    requires=result.manifest.requires, files=list(result.files))
+                    requires=result.requires, files=list(result.files))
         return
     for written in result.files:
         detail(f"  wrote {written}")
-    tools = len(result.manifest.contributions.get("tools", []))
+    tools = result.tools
     echo(f"Built {result.project.name} {result.project.version} into "
          f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "
          f"tool{'' if tools == 1 else 's'})")

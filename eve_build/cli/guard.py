@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-import platform
+import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -78,7 +78,7 @@ def derive_unexpected(exc: BaseException) -> Diagnostic:
     return error(
         "internal/unexpected", "",
         f"eve-build stopped on an unexpected error: {_describe(exc)}{where} "
-        f"(eve-build {__version__}, Python {platform.python_version()})",
+        f"(eve-build {__version__}, Python {sys.version.split()[0]})",
         "this is a bug in eve-build, not in your project: please report it with this "
         f"message; set {DEBUG_VARIABLE}=1 to add the full traceback",
     )

@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from eve_build.diagnostics import Diagnostic, Severity, error
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import progress
 
 Target = Callable[[Any], Any]
@@ -178,6 +178,4 @@ def _crashed(current: str | None, exitcode: int | None) -> Diagnostic:
 
 def read_diagnostic(data: dict[str, Any]) -> Diagnostic:
     """A diagnostic back from its `to_json()` form."""
-    return Diagnostic(file=data["file"], line=data["line"], code=data["code"],
-                      message=data["message"], hint=data["hint"],
-                      severity=Severity(data["severity"]))
+    return Diagnostic.from_json(data)

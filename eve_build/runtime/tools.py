@@ -33,11 +33,17 @@ def derive_timeout(tool: Tool | None, environ: Mapping[str, str] = os.environ) -
     own = tool.timeout if tool is not None else None
     if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < math.inf:
         return float(own)
+    return read_timeout_variable(environ, TIMEOUT_VARIABLE, TOOL_TIMEOUT)
+
+
+def read_timeout_variable(environ: Mapping[str, str], name: str, default: float) -> float:
+    """Seconds from the variable `name` when it holds a positive finite number, else
+    `default` (an unusable value never stops a call)."""
     try:
-        given = float(environ.get(TIMEOUT_VARIABLE, ""))
+        given = float(environ.get(name, ""))
     except ValueError:
-        return TOOL_TIMEOUT
-    return given if 0 < given < math.inf else TOOL_TIMEOUT
+        return default
+    return given if 0 < given < math.inf else default
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,17 @@ Listing reads only the compiled agent (no user code is imported). Running binds
 the schedule to its mount: `run(ctx)` is called (a sync one on a worker thread),
 a `markdown` schedule yields the text of the turn it would start (this host has
 no model to start it with). Every run is told to `schedule.run` observers, at its
-start and end. A run that raises is a `failed` ScheduleRun, never an exception.
+start and end. A run that raises, or runs past SCHEDULE_TIMEOUT (EVE_SCHEDULE_TIMEOUT),
+is a `failed` ScheduleRun, never an exception: the scheduler then goes on. An async
+run past its time is cancelled; a sync one keeps its worker thread, but nothing
+waits for it any more.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +27,7 @@ from eve_build.cron import derive_next_runs
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import load_agent
+from eve_build.runtime.tools import read_timeout_variable
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext
 from eve_build.serve.contributions import BoundContribution, describe_error, find_bound
@@ -98,8 +103,19 @@ def find_schedule(schedules: Sequence[BoundContribution], name: str,
                       title="cannot run the schedule")
 
 
-async def run_schedule(agent: Agent, schedule: BoundContribution) -> ScheduleRun:
-    """Run one schedule now, bound to its mount, telling `schedule.run` observers."""
+SCHEDULE_TIMEOUT = 3600.0
+"""Seconds a scheduled `run(ctx)` may take (a hung run must not stop its later runs)."""
+SCHEDULE_TIMEOUT_VARIABLE = "EVE_SCHEDULE_TIMEOUT"
+
+
+async def run_schedule(agent: Agent, schedule: BoundContribution, *,
+                       timeout: float | None = None) -> ScheduleRun:
+    """Run one schedule now, bound to its mount, telling `schedule.run` observers.
+
+    `timeout` defaults to EVE_SCHEDULE_TIMEOUT, else SCHEDULE_TIMEOUT seconds."""
+    if timeout is None:
+        timeout = read_timeout_variable(os.environ, SCHEDULE_TIMEOUT_VARIABLE,
+                                        SCHEDULE_TIMEOUT)
     definition = schedule.definition
     mode = "markdown" if definition.markdown is not None else "run"
     await _observe(agent, schedule, "start", mode=mode)
@@ -109,10 +125,13 @@ async def run_schedule(agent: Agent, schedule: BoundContribution) -> ScheduleRun
     else:
         context = ToolContext(name=schedule.name, namespace=schedule.item.mount)
         ran = await run_bound(definition.run, (context,), binding=schedule.binding,
-                              pool=shared_pool())
+                              pool=shared_pool(), budget=timeout)
         seconds = time.perf_counter() - started
         if ran.ending == "returned":
             done = ScheduleRun(schedule.name, mode, "ok", seconds, value=ran.value)
+        elif ran.ending == "timeout":
+            done = ScheduleRun(schedule.name, mode, "failed", seconds,
+                               error=f"the run did not finish within {timeout:g} s")
         else:
             error = ran.error or RuntimeError()
             done = ScheduleRun(schedule.name, mode, "failed", seconds,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -120,3 +121,32 @@ def test_an_invalid_cron_in_an_older_compiled_agent_is_listed_with_its_problem(
     [info] = list_schedules(compiled.model_copy(update={"root": root}), NOW)
     assert (info.next_runs, info.problem) == (
         (), "day-of-month `31` is not valid, or never happens in month `2`")
+
+
+@pytest.mark.parametrize("kind", ["async", "sync"])
+def test_a_run_past_its_timeout_fails_and_frees_the_scheduler(served_root: Path,
+                                                              kind: str) -> None:
+    import dataclasses
+    import threading
+
+    from eve_build.runtime.loader import load_agent
+    from eve_build.serve.contributions import find_bound
+    from eve_build.serve.schedules import find_schedule, run_schedule
+
+    release = threading.Event()
+
+    async def hang_async(ctx: object) -> None:
+        await asyncio.sleep(60)
+
+    def hang_sync(ctx: object) -> None:
+        release.wait(60)
+
+    with load_agent(served_root, environ=ENVIRON) as agent:
+        tick = find_schedule(find_bound(agent, "schedules"), "tick")
+        hung = dataclasses.replace(tick, definition=dataclasses.replace(
+            tick.definition, run=hang_async if kind == "async" else hang_sync))
+        done = asyncio.run(run_schedule(agent, hung, timeout=0.2))
+        release.set()
+        again = asyncio.run(run_schedule(agent, tick, timeout=5))
+    assert (done.status, done.error) == ("failed", "the run did not finish within 0.2 s")
+    assert (again.status, again.value) == ("ok", {"ticked": "tick"})

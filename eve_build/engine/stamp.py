@@ -1,0 +1,144 @@
+"""The stamp of a whole extension build: when nothing changed, nothing is done.
+
+The per-module cache (engine.cache) spares re-importing unchanged modules, but a
+build that finds every module cached still discovers the tree, assembles and
+serialises the manifest and compares the output: half a second at 1000 tools.
+The stamp skips all of it. It records, beside the cache:
+
+- the build's fingerprint: a digest of the environment (the same as the cache
+  key's: Python, eve-build and its checking code, pydantic, declared
+  dependencies), pyproject.toml, and the path and bytes of every file under the
+  source folder (all of them, not only those the build reads: conservative);
+- what the output folder held when the build ended: each file's size and
+  modification time, so an output edited or removed by hand is noticed;
+- what the command reports: the files, the tool count, `requires`, warnings.
+
+`find_current_build` returns that record when the fingerprint is the same and
+the output is exactly as the build left it; the build then imports, checks and
+writes nothing. A stamp that is missing, unreadable or of another format is no
+stamp: the build runs in full and writes a new one. The stamp is written after
+the output, so a build killed in between leaves an old stamp whose fingerprint
+or output no longer matches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eve_build.diagnostics import Diagnostic
+from eve_build.engine.cache import derive_environment_digest
+
+STAMP_FILE = "build-stamp.json"
+FORMAT = "eve-build-stamp-1"
+_SKIPPED_DIRS = frozenset({"__pycache__"})
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a finished build left and reported."""
+
+    fingerprint: str
+    output: dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
+    files: tuple[str, ...]
+    tools: int
+    requires: dict[str, str]
+    warnings: tuple[Diagnostic, ...]
+
+
+def derive_build_fingerprint(source_dir: Path, pyproject: Path,
+                             dependencies: Iterable[str]) -> str | None:
+    """The digest of everything a build of this extension reads (None: unreadable)."""
+    hasher = hashlib.sha256(derive_environment_digest(dependencies).encode())
+    try:
+        hasher.update(pyproject.read_bytes())
+        for relative in _walk_files(source_dir):
+            data = (source_dir / relative).read_bytes()
+            hasher.update(f"\0{relative}\0{len(data)}\0".encode())
+            hasher.update(data)
+    except OSError:
+        return None
+    return hasher.hexdigest()
+
+
+def _walk_files(folder: Path) -> list[str]:
+    """Every file under `folder` (POSIX paths, sorted), without bytecode caches."""
+    found: list[str] = []
+    for directory, subdirs, names in os.walk(folder):
+        subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
+        base = Path(directory).relative_to(folder).as_posix()
+        prefix = "" if base == "." else f"{base}/"
+        found += (f"{prefix}{name}" for name in names if not name.endswith(".pyc"))
+    return sorted(found)
+
+
+def read_output_state(output: Path) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under `output` (empty: none)."""
+    state: dict[str, tuple[int, int]] = {}
+    stack = [(output, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), f"{prefix}{entry.name}/"))
+            else:
+                info = entry.stat(follow_symlinks=False)
+                state[f"{prefix}{entry.name}"] = (info.st_size, info.st_mtime_ns)
+    return state
+
+
+def find_current_build(cache_dir: Path, fingerprint: str, output: Path) -> Stamp | None:
+    """The stamp of the last build when it is still true: same fingerprint, and the
+    output exactly as that build left it. None: build in full."""
+    stamp = read_stamp(cache_dir / STAMP_FILE)
+    if stamp is None or stamp.fingerprint != fingerprint:
+        return None
+    return stamp if read_output_state(output) == stamp.output else None
+
+
+def read_stamp(path: Path) -> Stamp | None:
+    try:
+        data = json.loads(path.read_bytes())
+        if data.get("format") != FORMAT:
+            return None
+        return Stamp(
+            fingerprint=str(data["fingerprint"]),
+            output={str(k): (int(v[0]), int(v[1])) for k, v in data["output"].items()},
+            files=tuple(str(f) for f in data["files"]), tools=int(data["tools"]),
+            requires={str(k): str(v) for k, v in data["requires"].items()},
+            warnings=tuple(Diagnostic.from_json(w) for w in data["warnings"]))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return None
+
+
+def write_stamp(cache_dir: Path, stamp: Stamp) -> None:
+    """Record `stamp` atomically; a folder that cannot be written is skipped."""
+    data: dict[str, Any] = {
+        "format": FORMAT, "fingerprint": stamp.fingerprint,
+        "output": {k: list(v) for k, v in sorted(stamp.output.items())},
+        "files": list(stamp.files), "tools": stamp.tools, "requires": stamp.requires,
+        "warnings": [w.to_json() for w in stamp.warnings],
+    }
+    with contextlib.suppress(OSError):
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".stamp-", suffix=".tmp", dir=cache_dir)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(data, stream)
+            Path(name).replace(cache_dir / STAMP_FILE)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                Path(name).unlink()
+            raise
+
