@@ -104,10 +104,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     if found:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
     cache_dir = locate_cache_dir(project.output_dir)
-    fingerprint = None
+    fingerprint, sources = None, {}
     if write and use_cache and not escape:
-        fingerprint = derive_build_fingerprint(project.source_dir, project.root / PYPROJECT,
-                                               project.dependencies)
+        fingerprint, sources = derive_build_fingerprint(
+            project.source_dir, project.root / PYPROJECT, project.dependencies) or (None, {})
         stamp = find_current_build(cache_dir, fingerprint, project.output_dir
                                    ) if fingerprint else None
         if stamp is not None:
@@ -115,7 +115,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
                                tools=stamp.tools, requires=stamp.requires, written=False,
                                checked=False)
     result = _build_in_full(project, budget, use_cache=use_cache and not escape,
-                            write=write, workers=workers)
+                            write=write, workers=workers, sources=sources)
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
@@ -124,7 +124,9 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
 
 
 def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
-                   write: bool, workers: int | None) -> BuildResult:
+                   write: bool, workers: int | None, sources: dict[str, bytes]) -> BuildResult:
+    """Discover, check (through the cache), generate and write; `sources` holds file
+    bytes already read (by the stamp's fingerprint), by path under the source folder."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
     from eve_build.source.discover import discover_source
@@ -140,7 +142,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
-    files, manifest = _derive_files(project, layout, checked)
+    files, manifest = _derive_files(project, layout, checked, sources)
     written = False
     if write and not is_output_current(project.output_dir, files):
         foreign = find_foreign_output(project)
@@ -232,7 +234,8 @@ def find_unreadable_instructions(layout: SourceLayout, source: Path,
 
 
 def _derive_files(
-    project: ExtensionProject, layout: SourceLayout, checked: CheckedSource
+    project: ExtensionProject, layout: SourceLayout, checked: CheckedSource,
+    sources: dict[str, bytes],
 ) -> tuple[dict[str, bytes], Manifest]:
     from eve_build._version import __version__
     from eve_build.capabilities import (
@@ -243,11 +246,11 @@ def _derive_files(
     from eve_build.manifest import Manifest, serialize_manifest
     from eve_build.output import generate
 
-    base = project.import_name
+    base, source = project.import_name, project.source_dir
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
     for relative in layout.files:
-        data = (project.source_dir / relative).read_bytes()
+        data = sources[relative] if relative in sources else (source / relative).read_bytes()
         files[f"{base}/{SOURCE_PACKAGE}/{relative}"] = data
         hashes[relative] = f"sha256:{hashlib.sha256(data).hexdigest()}"
     has_config = checked.config_schema is not None

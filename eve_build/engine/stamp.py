@@ -53,19 +53,22 @@ class Stamp:
     warnings: tuple[Diagnostic, ...]
 
 
-def derive_build_fingerprint(source_dir: Path, pyproject: Path,
-                             dependencies: Iterable[str]) -> str | None:
-    """The digest of everything a build of this extension reads (None: unreadable)."""
+def derive_build_fingerprint(source_dir: Path, pyproject: Path, dependencies: Iterable[str]
+                             ) -> tuple[str, dict[str, bytes]] | None:
+    """The digest of everything a build of this extension reads, with the bytes of every
+    source file it read on the way (a full build uses them instead of reading again);
+    None when a file cannot be read."""
     hasher = hashlib.sha256(derive_environment_digest(dependencies).encode())
+    sources: dict[str, bytes] = {}
     try:
         hasher.update(pyproject.read_bytes())
         for relative in _walk_files(source_dir):
-            data = (source_dir / relative).read_bytes()
+            data = sources[relative] = (source_dir / relative).read_bytes()
             hasher.update(f"\0{relative}\0{len(data)}\0".encode())
             hasher.update(data)
     except OSError:
         return None
-    return hasher.hexdigest()
+    return hasher.hexdigest(), sources
 
 
 def _walk_files(folder: Path) -> list[str]:
