@@ -98,10 +98,8 @@ def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: flo
             for path, role, _ in modules}
     results: dict[str, Any] = {}
     if cache is not None:
-        for path, key in keys.items():
-            value = cache.read(key)
-            if value is not None:
-                results[path] = value
+        hits = cache.read_many(keys.values())
+        results = {path: hits[key] for path, key in keys.items() if key in hits}
     misses = [m for m in modules if m[0] not in results]
     count = workers if workers is not None else derive_worker_count(len(misses))
     base: Job = {

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +17,7 @@ import pytest
 
 from eve_build.engine import cache as caching
 from eve_build.engine.cache import BuildCache
+from eve_build.engine.cache_store import DATABASE, _digest
 from eve_build.engine.stamp import STAMP_FILE
 from eve_build.extension_build import BuildResult, build_extension
 from tests.golden_files import read_files
@@ -126,36 +129,119 @@ def test_a_new_eve_build_version_reimports_everything(
     assert len(_rebuild(acme).imported) == ALL_MODULES
 
 
-def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*/*.json"))
+def _rows(folder: Path) -> dict[str, tuple[str, bytes]]:
+    """Every row of the cache's database, read with sqlite3 directly."""
+    with contextlib.closing(sqlite3.connect(folder / DATABASE)) as db:
+        return {key: (digest, value)
+                for key, digest, value in db.execute("SELECT key, digest, value FROM entries")}
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "tampered", "other-key"])
+def _damage_rows(folder: Path, damage: str) -> None:
+    rows = _rows(folder)
+    keys = sorted(rows)
+    changed: dict[str, tuple[str, bytes]] = {}
+    for index, key in enumerate(keys):
+        digest, value = rows[key]
+        if damage == "garbage":
+            changed[key] = (digest, b"\x00\xff not json")
+        elif damage == "truncated":
+            changed[key] = (digest, value[: len(value) // 2])
+        elif damage == "tampered":
+            record = json.loads(value)
+            record["record"] = {"name": "evil", "file": "tools/evil.py"}
+            changed[key] = (digest, json.dumps(record).encode())
+        elif damage == "other-key":  # each row holds the next row's value and digest
+            changed[key] = rows[keys[(index + 1) % len(keys)]]
+        else:  # "unparsable": the digest matches, the JSON does not parse
+            body = value[: len(value) // 2]
+            changed[key] = (_digest(key, body), body)
+    with contextlib.closing(sqlite3.connect(folder / DATABASE)) as db, db:
+        db.executemany("UPDATE entries SET digest = ?, value = ? WHERE key = ?",
+                       [(digest, value, key) for key, (digest, value) in changed.items()])
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "tampered", "other-key",
+                                    "unparsable"])
 def test_a_corrupt_entry_is_ignored_never_trusted(acme: Path, tmp_path: Path,
                                                   damage: str) -> None:
     good = read_files(acme / "build" / "eve")
-    entries = _entries(tmp_path / "cache")
-    for entry in entries:
-        data = entry.read_bytes()
-        head, _, body = data.partition(b"\n")
-        if damage == "garbage":
-            entry.write_bytes(b"\x00\xff not json")
-        elif damage == "truncated":
-            entry.write_bytes(data[: len(data) // 2])
-        elif damage == "tampered":
-            value = json.loads(body)
-            value["record"] = {"name": "evil", "file": "tools/evil.py"}
-            entry.write_bytes(head + b"\n" + json.dumps(value).encode())
-        else:
-            entry.write_bytes(b"0" * 64 + head[64:] + b"\n" + body)
+    _damage_rows(tmp_path / "cache", damage)
     (tmp_path / "cache" / STAMP_FILE).unlink()  # else the build stamp skips the modules
 
     result = build_extension(acme)
 
     assert len(result.imported) == ALL_MODULES
     assert read_files(acme / "build" / "eve") == good
-    assert all(BuildCache(tmp_path / "cache").read(e.stem) is not None
-               for e in _entries(tmp_path / "cache"))  # replaced by good entries
+    keys = list(_rows(tmp_path / "cache"))
+    assert len(keys) == ALL_MODULES
+    assert len(BuildCache(tmp_path / "cache").read_many(keys)) == ALL_MODULES  # replaced
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "header-only", "zeroed-pages"])
+def test_a_database_that_is_not_one_counts_as_empty_and_is_replaced(
+    acme: Path, tmp_path: Path, damage: str
+) -> None:
+    good = read_files(acme / "build" / "eve")
+    database = tmp_path / "cache" / DATABASE
+    data = database.read_bytes()
+    if damage == "garbage":
+        database.write_bytes(os.urandom(len(data)))
+    elif damage == "truncated":
+        database.write_bytes(data[: len(data) // 2])
+    elif damage == "header-only":
+        database.write_bytes(data[:100])
+    else:  # every page after the first two zeroed: the schema survives, the rows do not
+        database.write_bytes(data[:8192] + bytes(len(data) - 8192))
+    (tmp_path / "cache" / STAMP_FILE).unlink()  # else the build stamp skips the modules
+
+    result = build_extension(acme)
+
+    assert len(result.imported) == ALL_MODULES
+    assert read_files(acme / "build" / "eve") == good
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert len(BuildCache(tmp_path / "cache").read_many(_rows(tmp_path / "cache"))) \
+        == ALL_MODULES
+    assert build_extension(acme).imported == ()
+
+
+def test_a_cold_build_leaves_one_database_not_a_file_per_module(acme: Path,
+                                                                tmp_path: Path) -> None:
+    assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
+        [DATABASE, STAMP_FILE])
+    assert len(_rows(tmp_path / "cache")) == ALL_MODULES
+
+
+def test_entries_of_the_per_file_layout_are_removed_with_the_new_database(
+    copy_fixture: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
+    old = tmp_path / "cache" / "ab" / f"ab{'0' * 62}.json"
+    old.parent.mkdir(parents=True)
+    old.write_text(f"ab{'0' * 62} {'0' * 64}\n{{}}")
+    root = copy_fixture("extensions/acme-crm")
+
+    assert len(build_extension(root).imported) == ALL_MODULES
+
+    assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
+        [DATABASE, STAMP_FILE])
+
+
+def test_a_cache_folder_that_cannot_be_written_is_skipped(
+    copy_fixture: Callable[[str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("EVE_CACHE_DIR", str(blocker / "cache"))
+    root = copy_fixture("extensions/acme-crm")
+    build_extension(root, use_cache=False)
+    good = read_files(root / "build" / "eve")
+
+    for _ in range(2):
+        assert len(build_extension(root).imported) == ALL_MODULES
+
+    assert read_files(root / "build" / "eve") == good
+    assert blocker.read_text() == "not a folder"
 
 
 def test_no_cache_builds_without_reading_or_writing_it(
@@ -178,21 +264,7 @@ def test_the_cache_lives_beside_the_output_by_default(
 
     build_extension(root)
 
-    assert _entries(root / "build" / ".eve-cache")
-
-
-def test_the_cache_stays_under_its_size_limit_dropping_the_oldest(tmp_path: Path) -> None:
-    store = BuildCache(tmp_path / "cache", max_bytes=2000)
-    for index in range(20):
-        store.write({f"{index:064x}": {"payload": "x" * 200}})
-        entry = tmp_path / "cache" / "00" / f"{index:064x}.json"
-        if entry.exists():
-            os.utime(entry, (index, index))
-
-    kept = sum(p.stat().st_size for p in _entries(tmp_path / "cache"))
-    assert kept <= 2000
-    assert store.read(f"{19:064x}") == {"payload": "x" * 200}
-    assert store.read(f"{0:064x}") is None
+    assert _rows(root / "build" / ".eve-cache")
 
 
 def test_concurrent_builds_share_the_cache_safely(
@@ -211,10 +283,10 @@ def test_concurrent_builds_share_the_cache_safely(
         process.stderr.close()
 
     assert codes == [0, 0, 0]
-    store = BuildCache(tmp_path / "cache")
-    entries = _entries(tmp_path / "cache")
-    assert len(entries) == ALL_MODULES
-    assert all(store.read(e.stem) is not None for e in entries)
-    assert not list((tmp_path / "cache").glob("*/.entry-*"))  # no temporary files left
+    keys = list(_rows(tmp_path / "cache"))
+    assert len(keys) == ALL_MODULES
+    assert len(BuildCache(tmp_path / "cache").read_many(keys)) == ALL_MODULES
+    with contextlib.closing(sqlite3.connect(tmp_path / "cache" / DATABASE)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
     assert build_extension(root).imported == ()
