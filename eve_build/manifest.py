@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from eve_build.capabilities import MANIFEST_FILENAME as MANIFEST_FILENAME
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE_DIR
+from eve_build.output.json_text import derive_json_text
 
 DIST_INFO_MANIFEST = "eve-manifest.json"
 
@@ -108,5 +109,6 @@ def derive_manifest_path(package_dir: Path) -> Path:
 
 
 def serialize_manifest(manifest: Manifest) -> str:
-    """Stable text: 2-space indent, keys in model order, trailing newline."""
-    return json.dumps(manifest.model_dump(by_alias=True), indent=2, ensure_ascii=False) + "\n"
+    """Stable text: 2-space indent, keys in model order, trailing newline (exactly
+    `json.dumps(..., indent=2, ensure_ascii=False)`, written by a faster route)."""
+    return derive_json_text(manifest.model_dump(by_alias=True)) + "\n"
