@@ -17,7 +17,7 @@ from eve_build.capabilities import MANIFEST_FILENAME
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.budget import read_import_timeout
-from eve_build.engine.cache import locate_cache_dir
+from eve_build.engine.cache import derive_environment_digest, locate_cache_dir
 from eve_build.engine.stamp import (
     Stamp,
     derive_build_fingerprint,
@@ -105,9 +105,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
         raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
     cache_dir = locate_cache_dir(project.output_dir)
     fingerprint, sources = None, {}
+    environment = derive_environment_digest(project.dependencies)
     if write and use_cache and not escape:
         fingerprint, sources = derive_build_fingerprint(
-            project.source_dir, project.root / PYPROJECT, project.dependencies) or (None, {})
+            project.source_dir, project.root / PYPROJECT, environment) or (None, {})
         stamp = find_current_build(cache_dir, fingerprint, project.output_dir
                                    ) if fingerprint else None
         if stamp is not None:
@@ -115,7 +116,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
                                tools=stamp.tools, requires=stamp.requires, written=False,
                                checked=False)
     result = _build_in_full(project, budget, use_cache=use_cache and not escape,
-                            write=write, workers=workers, sources=sources)
+                            write=write, workers=workers, sources=sources,
+                            environment=environment)
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
@@ -124,7 +126,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
 
 
 def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
-                   write: bool, workers: int | None, sources: dict[str, bytes]) -> BuildResult:
+                   write: bool, workers: int | None, sources: dict[str, bytes],
+                   environment: str) -> BuildResult:
     """Discover, check (through the cache), generate and write; `sources` holds file
     bytes already read (by the stamp's fingerprint), by path under the source folder."""
     from eve_build.engine.author import check_source
@@ -138,7 +141,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     collected.extend(found)
     cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
     checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
-                           collected=collected)
+                           collected=collected, sources=sources, environment=environment)
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)

@@ -10,6 +10,7 @@ order, so the output is the same however the work was split.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,18 +84,26 @@ def split_evenly(items: list[Any], parts: int) -> list[list[Any]]:
 
 def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: float,
                  cache: caching.BuildCache | None, workers: int | None = None,
-                 collected: Diagnostics) -> CheckedSource:
-    """Import and check every module (through the cache), then assemble the tree."""
+                 collected: Diagnostics, sources: Mapping[str, bytes] | None = None,
+                 environment: str | None = None) -> CheckedSource:
+    """Import and check every module (through the cache), then assemble the tree.
+
+    `sources` are source files already read (by path under the source folder) and
+    `environment` the environment digest already derived, when the caller has them."""
+    given = sources or {}
+
+    def read(relative: str) -> bytes:
+        data = given.get(relative)
+        return data if data is not None else _read(project.source_dir / relative)
+
     modules = derive_modules(layout, project)
-    contributions = [path for path, role, _ in modules if role != "extension"]
+    contributions = {path for path, role, _ in modules if role != "extension"}
     skills = {s.path for tree in layout.tree.walk() for s in tree.skills}
-    shared = {p: _read(project.source_dir / p) for p in layout.files
-              if p not in contributions and p not in skills}
+    shared = {p: read(p) for p in layout.files if p not in contributions and p not in skills}
     digest = caching.derive_shared_digest(
-        caching.derive_environment_digest(project.dependencies),
+        environment or caching.derive_environment_digest(project.dependencies),
         _read(project.root / PYPROJECT), shared)
-    keys = {path: caching.derive_module_key(digest, path, role,
-                                            _read(project.source_dir / path))
+    keys = {path: caching.derive_module_key(digest, path, role, read(path))
             for path, role, _ in modules}
     results: dict[str, Any] = {}
     if cache is not None:
@@ -106,7 +115,7 @@ def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: flo
         "package": f"{project.import_name}.{SOURCE_PACKAGE}",
         "source": str(project.source_dir), "package_root": str(project.root),
         "display": f"{project.source}/", "identity_prefix": f"{project.import_name}:",
-        "contributions": contributions, "modules": [],
+        "contributions": sorted(contributions), "modules": [],
     }
     fresh = run_batches(base, split_evenly(misses, count) if misses else [], budget, collected)
     if cache is not None:

@@ -28,13 +28,11 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.engine.cache import derive_environment_digest
 
 STAMP_FILE = "build-stamp.json"
 FORMAT = "eve-build-stamp-1"
@@ -53,12 +51,12 @@ class Stamp:
     warnings: tuple[Diagnostic, ...]
 
 
-def derive_build_fingerprint(source_dir: Path, pyproject: Path, dependencies: Iterable[str]
+def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
                              ) -> tuple[str, dict[str, bytes]] | None:
     """The digest of everything a build of this extension reads, with the bytes of every
     source file it read on the way (a full build uses them instead of reading again);
-    None when a file cannot be read."""
-    hasher = hashlib.sha256(derive_environment_digest(dependencies).encode())
+    None when a file cannot be read. `environment` is engine.cache's environment digest."""
+    hasher = hashlib.sha256(environment.encode())
     sources: dict[str, bytes] = {}
     try:
         hasher.update(pyproject.read_bytes())
