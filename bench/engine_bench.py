@@ -120,6 +120,9 @@ def main() -> None:
     eve = str(Path(sys.executable).parent / "eve")
     env = {**os.environ}
     env.pop("EVE_CACHE_DIR", None)
+    # as on a user's machine, Python caches bytecode (some sandboxes and CI images set
+    # this, which makes every run compile eve-build and the generated tools again)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     twin_path = reference_path() if args.twin else None
     if args.twin and twin_path is None:
         print("twin mode: the reference eve could not be installed; Python only\n")
