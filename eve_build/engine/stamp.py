@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
+from eve_build.output.writer import read_file_states
 
 STAMP_FILE = "build-stamp.json"
 FORMAT = "eve-build-stamp-1"
@@ -82,21 +83,8 @@ def _walk_files(folder: Path) -> list[str]:
 
 def read_output_state(output: Path) -> dict[str, tuple[int, int]]:
     """Size and modification time of every file under `output` (empty: none)."""
-    state: dict[str, tuple[int, int]] = {}
-    stack = [(output, "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((Path(entry.path), f"{prefix}{entry.name}/"))
-            else:
-                info = entry.stat(follow_symlinks=False)
-                state[f"{prefix}{entry.name}"] = (info.st_size, info.st_mtime_ns)
-    return state
+    return {relative: (info.st_size, info.st_mtime_ns)
+            for relative, info in read_file_states(output).items()}
 
 
 def find_current_build(cache_dir: Path, fingerprint: str, output: Path) -> Stamp | None:

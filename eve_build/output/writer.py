@@ -75,7 +75,14 @@ def find_regular_files(folder: Path) -> dict[str, int]:
     followed: only these may be linked into a new output."""
     if folder.is_symlink() or not folder.is_dir():
         return {}
-    sizes: dict[str, int] = {}
+    return {relative: info.st_size for relative, info in read_file_states(folder).items()
+            if stat.S_ISREG(info.st_mode)}
+
+
+def read_file_states(folder: Path) -> dict[str, os.stat_result]:
+    """Every entry under `folder` that is not a folder (relative POSIX path -> its lstat),
+    no symlink followed; empty when `folder` cannot be listed."""
+    states: dict[str, os.stat_result] = {}
     pending = [("", str(folder))]
     while pending:
         prefix, path = pending.pop()
@@ -87,11 +94,11 @@ def find_regular_files(folder: Path) -> dict[str, int]:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((f"{prefix}{entry.name}/", entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    sizes[prefix + entry.name] = entry.stat(follow_symlinks=False).st_size
+                else:
+                    states[prefix + entry.name] = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-    return sizes
+    return states
 
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
