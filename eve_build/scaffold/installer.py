@@ -9,6 +9,8 @@ expect `.venv/bin/pip`, but as one more wheel of the first install (the wheel
 Where the running environment has no pip, or one too old for `--python`, the venv is
 created with its own pip and that pip installs, as before.
 
+eve-build's dependencies come re-packed from the running environment when they can
+(`eve_build.scaffold.wheelhouse`), so pip does not resolve them on the index.
 Installs never compile bytecode (`--no-compile`, uv's default too): the venv is
 writable, so Python writes each module's bytecode the first time it is imported,
 and compiling every module of every dependency up front took seconds.

@@ -5,8 +5,9 @@ tests can replace the subprocesses. Each step is announced to a `StepReporter` a
 starts and ends (the CLI streams them). A failing command raises an error that names
 the step, quotes the installer's first error line, shows the end of its output and
 says how to run it again by hand. The venv and installs use uv when it is on PATH
-(much faster), venv + pip otherwise (`eve_build.scaffold.installer`). Either way the
-package's own requirements join eve-build's install, so the installer resolves once.
+(much faster), venv + pip otherwise (`eve_build.scaffold.installer`); with pip,
+eve-build's dependencies come re-packed from this environment when they can
+(`eve_build.scaffold.wheelhouse`), see `derive_install_commands`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from packaging.utils import canonicalize_name
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.process import Runner, derive_output_tail
-from eve_build.scaffold.installer import can_install_from_outside, derive_installer
+from eve_build.scaffold.installer import Installer, can_install_from_outside, derive_installer
 from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
+from eve_build.scaffold.wheelhouse import write_dependency_wheels
 
 TEST_EXTRA = "test"
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))
@@ -128,6 +130,24 @@ def _names_other_than(requirement: str, own: str) -> bool:
         return True  # the installer reports it, with its own words
 
 
+def derive_install_commands(installer: Installer, source: str, requirements: list[str],
+                            wheelhouse: Path | None) -> tuple[list[str], list[str]]:
+    """The two installs: eve-build (wheel `source`), then the package editable.
+
+    With a `wheelhouse` (eve-build's dependencies re-packed from this environment) the
+    first install uses no index, and the second resolves the package's own requirements
+    (its `test` extra: pytest) on the index. Without one, the package's requirements
+    join the first install, so the index is resolved once, and the second is `--no-deps`.
+    """
+    if wheelhouse is None:
+        return ([*installer.install, *installer.own_pip, source, *requirements],
+                [*installer.install, "--no-deps", "--no-build-isolation", "-e", "."])
+    local = [item for item in installer.own_pip if item.endswith(".whl")]
+    named = [item for item in installer.own_pip if not item.endswith(".whl")]
+    return ([*installer.install, "--no-index", "--find-links", str(wheelhouse), *local, source],
+            [*installer.install, *named, "--no-build-isolation", "-e", f".[{TEST_EXTRA}]"])
+
+
 def install_environment(runner: Runner, target: Path, name: str, *,
                         uv: str | None = None, outside: bool | None = None,
                         report: StepReporter = report_nothing) -> list[str]:
@@ -157,10 +177,14 @@ def install_environment(runner: Runner, target: Path, name: str, *,
             origin = f"its source checkout `{checkout}`"
         else:
             source, origin = str(write_installed_wheel(Path(scratch))), "its installed files"
-        run_step(runner, f"installing eve-build{tool}",
-                 [*installer.install, *installer.own_pip, source, *requirements], target, report)
-    run_step(runner, f"installing `{name}`{tool}",
-             [*installer.install, "--no-deps", "--no-build-isolation", "-e", "."], target, report)
+        wheelhouse = Path(scratch) / "dependencies"
+        wheelhouse.mkdir()
+        # uv resolves in a fraction of a second; pip takes 10 s (see `wheelhouse`)
+        repacked = write_dependency_wheels(wheelhouse) if uv is None else None
+        first, second = derive_install_commands(
+            installer, source, requirements, wheelhouse if repacked is not None else None)
+        run_step(runner, f"installing eve-build{tool}", first, target, report)
+    run_step(runner, f"installing `{name}`{tool}", second, target, report)
     return [
         f"created .venv{tool}",
         f"installed eve-build {__version__} from {origin}",

@@ -200,6 +200,7 @@ def test_install_creates_a_venv_with_this_eve_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(steps, "can_install_from_outside", lambda: True)
+    monkeypatch.setattr(steps, "write_dependency_wheels", lambda directory: None)
     runner = FakeRunner()
     result = init_extension("demo", tmp_path, git=False, runner=runner)
 

@@ -49,6 +49,7 @@ def test_without_uv_the_running_pip_installs_into_a_venv_created_without_pip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(steps, "can_install_from_outside", lambda: True)
+    monkeypatch.setattr(steps, "write_dependency_wheels", lambda directory: None)
     runner = FakeRunner()
 
     init_extension("demo", tmp_path, git=False, runner=runner)
@@ -61,7 +62,10 @@ def test_without_uv_the_running_pip_installs_into_a_venv_created_without_pip(
     assert runner.argvs[1][len(pip)] == locate_pip_wheel()
 
 
-def test_without_a_usable_running_pip_the_venvs_own_pip_installs(tmp_path: Path) -> None:
+def test_without_a_usable_running_pip_the_venvs_own_pip_installs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(steps, "write_dependency_wheels", lambda directory: None)
     (tmp_path / "pyproject.toml").write_text(derive_pyproject("demo", __version__))
     runner = FakeRunner()
 
@@ -74,6 +78,41 @@ def test_without_a_usable_running_pip_the_venvs_own_pip_installs(tmp_path: Path)
                                     "pytest>=8"]
     assert runner.argvs[2] == [python, "-m", "pip", "install", *PIP_QUIET, "--no-deps",
                                "--no-build-isolation", "-e", "."]
+
+
+@pytest.mark.usefixtures("build_calls")
+def test_with_the_dependencies_repacked_eve_build_installs_without_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(steps, "can_install_from_outside", lambda: True)
+    seen: list[Path] = []
+    monkeypatch.setattr(steps, "write_dependency_wheels",
+                        lambda directory: seen.append(directory) or [])
+    runner = FakeRunner()
+
+    init_extension("demo", tmp_path, git=False, runner=runner)
+
+    python = str(tmp_path.resolve() / ".venv" / "bin" / "python")
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", *PIP_QUIET]
+    first, second = runner.argvs[1], runner.argvs[2]
+    assert first[:len(pip) + 3] == [*pip, "--no-index", "--find-links", str(seen[0])]
+    assert first[len(pip) + 3:-1] == [locate_pip_wheel()] * locate_pip_wheel().endswith(".whl")
+    assert first[-1].endswith("-py3-none-any.whl")
+    # the package's own requirements (its test extra) are resolved on the index
+    assert second[len(pip):][-3:] == ["--no-build-isolation", "-e", ".[test]"]
+
+
+def test_uv_installs_never_repack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def repack(directory: Path) -> list[Path]:
+        raise AssertionError("uv resolves on its own, fast")
+
+    monkeypatch.setattr(steps, "write_dependency_wheels", repack)
+    (tmp_path / "pyproject.toml").write_text(derive_pyproject("demo", __version__))
+    runner = FakeRunner()
+
+    install_environment(runner, tmp_path, "demo", uv=UV)
+
+    assert "--no-index" not in runner.argvs[1]
 
 
 def test_the_scaffold_requirements_are_its_dependencies_and_test_extra(tmp_path: Path) -> None:
