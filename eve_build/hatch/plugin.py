@@ -6,10 +6,12 @@ Enabled in an extension's pyproject.toml by
     require-runtime-dependencies = true   # the build imports the extension's code
 
 For the wheel target the hook builds the extension in-process (the same
-`build_extension()` as `eve extension build`) and hands hatchling the generated
-import package and the manifest; see `eve_build.hatch.build_data`. For the sdist it
-does nothing: the sdist carries the sources, and the wheel built from it runs the
-hook again. A failed extension build fails the wheel build with the same
+`build_extension()` as `eve extension build`, `eve_build.hatch.build_data`) and hands
+hatchling the generated import package and the manifest (`eve_build.hatch.inclusions`).
+When nothing the build depends on changed since the hook's last build and its output
+is intact, that build is reused without importing the pipeline (`eve_build.hatch.reuse`).
+For the sdist it does nothing: the sdist carries the sources, and the wheel built
+from it runs the hook again. A failed extension build fails the wheel build with the same
 diagnostics the CLI prints.
 """
 
@@ -53,24 +55,36 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
             self._warn_if_output_ships()
         if self.target_name != WHEEL_TARGET:
             return
-        # Imported here: hatchling loads every installed hook plugin for every build,
-        # and only an eve build needs the pipeline.
-        from eve_build.hatch import build_data as data
+        # Imported here: hatchling loads every installed hook plugin for every build
+        # (and for `get_requires_for_build_wheel`), and only an eve wheel needs these.
+        from eve_build.hatch import reuse
+        from eve_build.hatch.inclusions import derive_wheel_inclusions, write_path_file
 
-        result = data.run_extension_build(Path(self.root), options)
-        for warning in result.warnings:
-            self.app.display_warning(warning.render())
+        root = Path(self.root)
+        inputs = reuse.read_build_inputs(root)
+        record = reuse.try_read_current_record(inputs) if inputs is not None else None
+        if record is None:
+            # Imported only here: most of a full build's time is importing the pipeline.
+            from eve_build.hatch import build_data as data
+
+            result = data.run_extension_build(root, options)
+            record = data.derive_build_record(result)
+            if inputs is not None and record.files:
+                reuse.write_build_record(inputs, record)
+        for warning in record.warnings:
+            self.app.display_warning(warning)
+        output_dir = root / record.output
         path_file = None
         if version == EDITABLE_VERSION:
             self._scratch = Path(tempfile.mkdtemp(prefix="eve-editable-"))
-            path_file = data.write_path_file(result, self._scratch)
-        inclusions = data.derive_wheel_inclusions(result, editable_path_file=path_file)
+            path_file = write_path_file(output_dir, record.import_name, self._scratch)
+        inclusions = derive_wheel_inclusions(output_dir, record, editable_path_file=path_file)
         build_data["force_include"].update(inclusions.force_include)
         build_data["extra_metadata"].update(inclusions.extra_metadata)
         build_data["force_include_editable"].update(inclusions.force_include_editable)
         self.app.display_info(
-            f"eve: built `{result.project.import_name}` ({len(result.files)} files) into "
-            f"`{result.project.output}`"
+            f"eve: built `{record.import_name}` ({len(record.files)} files) into "
+            f"`{record.output}`"
         )
 
     def _refuse_links_outside(self) -> None:

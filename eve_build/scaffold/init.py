@@ -17,6 +17,7 @@ from pathlib import Path
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.process import Runner, run_subprocess
+from eve_build.scaffold.installer import locate_uv
 from eve_build.scaffold.membership import join_workspace
 from eve_build.scaffold.names import parse_extension_name
 from eve_build.scaffold.placement import derive_placement
@@ -26,7 +27,6 @@ from eve_build.scaffold.steps import (
     StepReporter,
     commit_scaffold,
     install_environment,
-    locate_uv,
     report_nothing,
 )
 from eve_build.scaffold.toolchain import try_locate_checkout, try_locate_installed_wheel

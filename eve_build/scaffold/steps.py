@@ -5,7 +5,9 @@ tests can replace the subprocesses. Each step is announced to a `StepReporter` a
 starts and ends (the CLI streams them). A failing command raises an error that names
 the step, quotes the installer's first error line, shows the end of its output and
 says how to run it again by hand. The venv and installs use uv when it is on PATH
-(much faster), venv + pip otherwise.
+(much faster), venv + pip otherwise (`eve_build.scaffold.installer`); with pip,
+eve-build's dependencies come re-packed from this environment when they can
+(`eve_build.scaffold.wheelhouse`), see `derive_install_commands`.
 """
 
 from __future__ import annotations
@@ -13,17 +15,22 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
-import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.process import Runner, derive_output_tail
+from eve_build.scaffold.installer import Installer, can_install_from_outside, derive_installer
 from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
+from eve_build.scaffold.wheelhouse import write_dependency_wheels
 
+TEST_EXTRA = "test"
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))
 """Used for the first commit only where the user has configured no identity."""
 
@@ -99,28 +106,68 @@ def derive_venv_python(target: Path) -> Path:
     return target / ".venv" / "bin" / "python"
 
 
-def locate_uv() -> str | None:
-    """The `uv` executable when it is on PATH."""
-    return shutil.which("uv")
+def derive_scaffold_requirements(target: Path, name: str) -> list[str]:
+    """The package's dependencies and its `test` extra, from `target/pyproject.toml`.
+
+    They go into the install of eve-build, so that pip resolves once and the editable
+    install of the package itself needs `--no-deps` only.
+    """
+    try:
+        data = tomllib.loads((target / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EveBuildError(f"cannot read `{target / 'pyproject.toml'}`: {exc}") from exc
+    project = data.get("project", {})
+    listed = [*project.get("dependencies", []),
+              *project.get("optional-dependencies", {}).get(TEST_EXTRA, [])]
+    own = canonicalize_name(name)
+    return [item for item in listed if _names_other_than(item, own)]
+
+
+def _names_other_than(requirement: str, own: str) -> bool:
+    try:
+        return canonicalize_name(Requirement(requirement).name) != own
+    except InvalidRequirement:
+        return True  # the installer reports it, with its own words
+
+
+def derive_install_commands(installer: Installer, source: str, requirements: list[str],
+                            wheelhouse: Path | None) -> tuple[list[str], list[str]]:
+    """The two installs: eve-build (wheel `source`), then the package editable.
+
+    With a `wheelhouse` (eve-build's dependencies re-packed from this environment) the
+    first install uses no index, and the second resolves the package's own requirements
+    (its `test` extra: pytest) on the index. Without one, the package's requirements
+    join the first install, so the index is resolved once, and the second is `--no-deps`.
+    """
+    if wheelhouse is None:
+        return ([*installer.install, *installer.own_pip, source, *requirements],
+                [*installer.install, "--no-deps", "--no-build-isolation", "-e", "."])
+    local = [item for item in installer.own_pip if item.endswith(".whl")]
+    named = [item for item in installer.own_pip if not item.endswith(".whl")]
+    return ([*installer.install, "--no-index", "--find-links", str(wheelhouse), *local, source],
+            [*installer.install, *named, "--no-build-isolation", "-e", f".[{TEST_EXTRA}]"])
 
 
 def install_environment(runner: Runner, target: Path, name: str, *,
-                        uv: str | None = None, report: StepReporter = report_nothing) -> list[str]:
-    """Create `target/.venv`, install the running eve-build, then the package editable,
-    with `uv` when given (see `locate_uv`), else venv + pip.
+                        uv: str | None = None, outside: bool | None = None,
+                        report: StepReporter = report_nothing) -> list[str]:
+    """Create `target/.venv`, install the running eve-build with the package's
+    requirements, then the package editable: with `uv` when given (see `locate_uv`),
+    else venv + pip (see `eve_build.scaffold.installer`).
+
+    Args:
+        outside: install with the running environment's pip into a venv created
+            without one; None: when that pip can (`can_install_from_outside`).
 
     Returns:
         The steps done.
     """
-    python = str(derive_venv_python(target))
-    if uv is not None:
-        create = [uv, "venv", "--quiet", "--python", sys.executable, ".venv"]
-        install = [uv, "pip", "install", "--quiet", "--python", python]
-    else:
-        create = [sys.executable, "-m", "venv", ".venv"]
-        install = [python, "-m", "pip", "install", "-q"]
-    tool = " (uv)" if uv is not None else ""
-    run_step(runner, f"creating `.venv`{tool}", create, target, report)
+    python = derive_venv_python(target)
+    installer = derive_installer(
+        python, uv=uv, outside=can_install_from_outside() if outside is None else outside)
+    tool = installer.label
+    run_step(runner, f"creating `.venv`{tool}", installer.create, target, report)
+    requirements = derive_scaffold_requirements(target, name)
     checkout = try_locate_checkout()
     with tempfile.TemporaryDirectory(prefix="eve-build-wheel-") as scratch:
         if checkout is not None:
@@ -130,9 +177,14 @@ def install_environment(runner: Runner, target: Path, name: str, *,
             origin = f"its source checkout `{checkout}`"
         else:
             source, origin = str(write_installed_wheel(Path(scratch))), "its installed files"
-        run_step(runner, f"installing eve-build{tool}", [*install, source], target, report)
-    run_step(runner, f"installing `{name}`{tool}",
-             [*install, "--no-build-isolation", "-e", ".[test]"], target, report)
+        wheelhouse = Path(scratch) / "dependencies"
+        wheelhouse.mkdir()
+        # uv resolves in a fraction of a second; pip takes 10 s (see `wheelhouse`)
+        repacked = write_dependency_wheels(wheelhouse) if uv is None else None
+        first, second = derive_install_commands(
+            installer, source, requirements, wheelhouse if repacked is not None else None)
+        run_step(runner, f"installing eve-build{tool}", first, target, report)
+    run_step(runner, f"installing `{name}`{tool}", second, target, report)
     return [
         f"created .venv{tool}",
         f"installed eve-build {__version__} from {origin}",

@@ -68,7 +68,7 @@ def try_locate_installed_wheel(distribution: metadata.Distribution | None = None
     return None
 
 
-def _record_hash(data: bytes) -> str:
+def derive_record_hash(data: bytes) -> str:
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
     return f"sha256={digest.decode('ascii')}"
 
@@ -127,7 +127,7 @@ def write_installed_wheel(
     writer = csv.writer(record, lineterminator="\n")
     order = sorted(members, key=lambda name: (name.startswith(dist_info), name))
     for name in order:
-        writer.writerow([name, _record_hash(members[name]), len(members[name])])
+        writer.writerow([name, derive_record_hash(members[name]), len(members[name])])
     writer.writerow([record_name, "", ""])
     members[record_name] = record.getvalue().encode("utf-8")
 

@@ -11,7 +11,9 @@ import pytest
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
-from eve_build.scaffold import init_extension
+from eve_build.scaffold import init_extension, steps
+from eve_build.scaffold.installer import PIP_QUIET, locate_pip_wheel
+from eve_build.scaffold.metadata import derive_runtime_requirement
 from eve_build.scaffold.toolchain import try_locate_checkout
 from tests.scaffold.helpers import NO_IDENTITY, FakeRunner, expected_scaffold, read_scaffold
 
@@ -194,7 +196,11 @@ def test_a_failing_step_names_itself_and_shows_its_output(
 
 
 @pytest.mark.usefixtures("build_calls")
-def test_install_creates_a_venv_with_this_eve_build(tmp_path: Path) -> None:
+def test_install_creates_a_venv_with_this_eve_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(steps, "can_install_from_outside", lambda: True)
+    monkeypatch.setattr(steps, "write_dependency_wheels", lambda directory: None)
     runner = FakeRunner()
     result = init_extension("demo", tmp_path, git=False, runner=runner)
 
@@ -202,13 +208,15 @@ def test_install_creates_a_venv_with_this_eve_build(tmp_path: Path) -> None:
     python = str(root / ".venv" / "bin" / "python")
     checkout = try_locate_checkout()
     assert checkout is not None, "these tests run from eve-build's source checkout"
-    wheel = runner.calls[1][0][-1]  # built from the checkout by hatchling, in-process
+    wheel = runner.calls[1][0][-4]  # built from the checkout by hatchling, in-process
     assert re.search(rf"eve-build-wheel-[^/]+/eve_build-{re.escape(__version__)}-py3-none-any"
                      r"\.whl$", wheel)
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", *PIP_QUIET]
     assert runner.calls == [
-        ([sys.executable, "-m", "venv", ".venv"], root),
-        ([python, "-m", "pip", "install", "-q", wheel], root),
-        ([python, "-m", "pip", "install", "-q", "--no-build-isolation", "-e", ".[test]"], root),
+        ([sys.executable, "-m", "venv", "--without-pip", ".venv"], root),
+        ([*pip, locate_pip_wheel(), wheel, derive_runtime_requirement(__version__),
+          "pydantic>=2", "pytest>=8"], root),
+        ([*pip, "--no-deps", "--no-build-isolation", "-e", "."], root),
     ]
     assert result.steps == [
         "wrote 10 files",
