@@ -56,6 +56,7 @@ CONTRACTS: Mapping[str, Contract] = {
 MANIFEST_KIND = "eve-extension"
 MANIFEST_FILENAME = "_manifest.json"
 SOURCE_PACKAGE_DIR = "extension"  # the subpackage of a built extension holding its source
+DIST_INFO_MANIFEST = "eve-manifest.json"  # the manifest's copy in a wheel's dist-info
 MANIFEST_FORMAT_VERSION = 1
 SUPPORTED_FORMAT_VERSIONS = (1,)
 

@@ -12,12 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eve_build.capabilities import DIST_INFO_MANIFEST as DIST_INFO_MANIFEST
 from eve_build.capabilities import MANIFEST_FILENAME as MANIFEST_FILENAME
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE_DIR
 from eve_build.output.json_text import derive_json_text
-
-DIST_INFO_MANIFEST = "eve-manifest.json"
 
 
 class _Strict(BaseModel):

@@ -5,7 +5,10 @@ build that finds every module cached still discovers the tree, assembles and
 serialises the manifest and compares the output: half a second at 1000 tools.
 The stamp skips all of it. It records, beside the cache:
 
-- the build's fingerprint: a digest of the environment (the same as the cache
+- the build's fingerprint: the size and modification time of every module of the
+  running eve-build (so an eve-build edited in place, same version, builds again:
+  the whole output depends on its generator, not only on its checking code), a
+  digest of the environment (the same as the cache
   key's: Python, eve-build and its checking code, pydantic, declared
   dependencies), pyproject.toml, and the path and bytes of every file under the
   source folder (all of them, not only those the build reads: conservative);
@@ -57,7 +60,7 @@ def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
     """The digest of everything a build of this extension reads, with the bytes of every
     source file it read on the way (a full build uses them instead of reading again);
     None when a file cannot be read. `environment` is engine.cache's environment digest."""
-    hasher = hashlib.sha256(environment.encode())
+    hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
     sources: dict[str, bytes] = {}
     try:
         hasher.update(pyproject.read_bytes())
@@ -68,6 +71,17 @@ def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
     except OSError:
         return None
     return hasher.hexdigest(), sources
+
+
+def derive_toolchain_stamp() -> str:
+    """Every module of the running eve-build by path, size and modification time."""
+    package = Path(__file__).resolve().parent.parent
+    hasher = hashlib.sha256()
+    for relative in _walk_files(package):
+        if relative.endswith(".py"):
+            info = (package / relative).stat()
+            hasher.update(f"{relative}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return hasher.hexdigest()
 
 
 def _walk_files(folder: Path) -> list[str]:

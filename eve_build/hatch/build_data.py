@@ -1,21 +1,20 @@
-"""The `eve` build hook's full build: the same `build_extension()` as `eve extension build`.
+"""The `eve` build hook's build: the same `build_extension()` as `eve extension build`.
 
-Imported only when the hook cannot reuse its recorded build (`eve_build.hatch.reuse`):
-importing the pipeline is most of the hook's cost. A failed build becomes one
-readable `HookBuildError`; a successful one becomes the `BuildRecord` the hook ships
-(`eve_build.hatch.inclusions`) and records.
+When nothing changed since the last build, its build stamp (`eve_build.engine.stamp`)
+skips the whole pipeline without importing it, which was most of the hook's cost. A
+failed build becomes one readable `HookBuildError`; a successful one becomes the
+`BuildRecord` the hook ships (`eve_build.hatch.inclusions`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from eve_build.capabilities import DIST_INFO_MANIFEST, MANIFEST_FILENAME, SOURCE_PACKAGE_DIR
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
+from eve_build.hatch.inclusions import BuildRecord
 from eve_build.hatch.options import HookOptions, derive_isolation_note
-from eve_build.hatch.reuse import BuildRecord, find_package_files
-from eve_build.manifest import DIST_INFO_MANIFEST, MANIFEST_FILENAME
-from eve_build.output.generate import SOURCE_PACKAGE
 
 
 class HookBuildError(EveBuildError, RuntimeError):
@@ -47,13 +46,11 @@ def run_extension_build(root: Path, options: HookOptions) -> BuildResult:
 
 
 def derive_build_record(result: BuildResult) -> BuildRecord:
-    """What a successful build hands hatchling, for the hook to ship and `reuse` to
-    record (with no files when the output package cannot be read back: not recorded)."""
-    files = find_package_files(result.package_dir) or {}
-    manifest = result.package_dir / SOURCE_PACKAGE / MANIFEST_FILENAME
+    """What a successful build hands hatchling."""
+    package = f"{result.project.import_name}/"
     return BuildRecord(
         import_name=str(result.project.import_name), output=result.project.output,
-        manifest=manifest.relative_to(result.package_dir).as_posix(),
-        metadata_name=DIST_INFO_MANIFEST, files=files,
+        manifest=f"{SOURCE_PACKAGE_DIR}/{MANIFEST_FILENAME}", metadata_name=DIST_INFO_MANIFEST,
+        files=tuple(f.removeprefix(package) for f in result.files if f.startswith(package)),
         warnings=tuple(warning.render() for warning in result.warnings),
     )

@@ -1,7 +1,7 @@
 """What the `eve` build hook hands to hatchling: the built package, the manifest, a .pth.
 
-The hook passes the output of `build_extension()` (or of the build it recorded, see
-`eve_build.hatch.reuse`) to hatchling only through `build_data`:
+The hook passes the output of `build_extension()` to hatchling only through
+`build_data`:
 
 - `force_include`: `build/eve/<import>/` shipped as `<import>/` at the wheel root;
 - `extra_metadata`: the manifest, as `<name>.dist-info/extra_metadata/eve-manifest.json`;
@@ -17,7 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eve_build.hatch.reuse import BuildRecord
+
+@dataclass(frozen=True)
+class BuildRecord:
+    """What a successful build hands hatchling, as plain data."""
+
+    import_name: str
+    output: str
+    """The output folder as configured, `build/eve`."""
+    manifest: str
+    """The manifest, relative to the output package folder."""
+    metadata_name: str
+    """The manifest copy's name under the wheel's `.dist-info/extra_metadata/`."""
+    files: tuple[str, ...]
+    """Every file of the output package (relative POSIX paths)."""
+    warnings: tuple[str, ...] = ()
+    """The build's warnings, rendered."""
 
 
 @dataclass(frozen=True)

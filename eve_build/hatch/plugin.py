@@ -8,8 +8,8 @@ Enabled in an extension's pyproject.toml by
 For the wheel target the hook builds the extension in-process (the same
 `build_extension()` as `eve extension build`, `eve_build.hatch.build_data`) and hands
 hatchling the generated import package and the manifest (`eve_build.hatch.inclusions`).
-When nothing the build depends on changed since the hook's last build and its output
-is intact, that build is reused without importing the pipeline (`eve_build.hatch.reuse`).
+When nothing the build depends on changed since the last build and its output is
+intact, the build stamp skips the pipeline without importing it (`eve_build.engine.stamp`).
 For the sdist it does nothing: the sdist carries the sources, and the wheel built
 from it runs the hook again. A failed extension build fails the wheel build with the same
 diagnostics the CLI prints.
@@ -57,20 +57,11 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
             return
         # Imported here: hatchling loads every installed hook plugin for every build
         # (and for `get_requires_for_build_wheel`), and only an eve wheel needs these.
-        from eve_build.hatch import reuse
+        from eve_build.hatch import build_data as data
         from eve_build.hatch.inclusions import derive_wheel_inclusions, write_path_file
 
         root = Path(self.root)
-        inputs = reuse.read_build_inputs(root)
-        record = reuse.try_read_current_record(inputs) if inputs is not None else None
-        if record is None:
-            # Imported only here: most of a full build's time is importing the pipeline.
-            from eve_build.hatch import build_data as data
-
-            result = data.run_extension_build(root, options)
-            record = data.derive_build_record(result)
-            if inputs is not None and record.files:
-                reuse.write_build_record(inputs, record)
+        record = data.derive_build_record(data.run_extension_build(root, options))
         for warning in record.warnings:
             self.app.display_warning(warning)
         output_dir = root / record.output

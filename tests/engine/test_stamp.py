@@ -132,3 +132,12 @@ def test_a_skipped_build_reports_the_warnings_of_the_build_it_skips(gizmo: Path)
     assert [w.code for w in full.warnings] == ["model/default-invalid"]
     assert skipped.checked is False
     assert skipped.warnings == full.warnings
+
+
+def test_an_eve_build_edited_in_place_builds_in_full(gizmo: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from eve_build.engine import stamp
+
+    monkeypatch.setattr(stamp, "derive_toolchain_stamp", lambda: "another eve-build")
+
+    assert build_extension(gizmo).checked is True

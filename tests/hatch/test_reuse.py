@@ -1,9 +1,15 @@
-"""The hook reuses its last build only while nothing the build depends on changed."""
+"""The hook skips the pipeline only while nothing the build depends on changed.
+
+The skip is the build stamp of `build_extension()` (`eve_build.engine.stamp`, whose own
+rules are in tests/engine/test_stamp.py); here: what the hook ships and shows then.
+"""
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -11,14 +17,8 @@ from pathlib import Path
 import pytest
 from hatchling.builders.wheel import WheelBuilder
 
-from eve_build.engine.cache import BuildCache, locate_cache_dir
-from eve_build.hatch import build_data, reuse
-from eve_build.hatch.reuse import (
-    BuildRecord,
-    read_build_inputs,
-    try_read_current_record,
-    write_build_record,
-)
+from eve_build.extension_build import BuildResult
+from eve_build.hatch import build_data
 
 TOOL = "extension/tools/search.py"
 
@@ -27,12 +27,6 @@ def build_wheel(project: Path, outdir: Path) -> dict[str, bytes]:
     (artifact,) = WheelBuilder(str(project)).build(directory=str(outdir), versions=["standard"])
     with zipfile.ZipFile(artifact) as archive:
         return {name: archive.read(name) for name in archive.namelist()}
-
-
-def current_record(project: Path) -> BuildRecord | None:
-    inputs = read_build_inputs(project)
-    assert inputs is not None
-    return try_read_current_record(inputs)
 
 
 @pytest.fixture
@@ -45,38 +39,36 @@ def acme(copy_fixture: Callable[[str], Path]) -> Path:
 
 
 @pytest.fixture
-def full_builds(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The roots the hook ran the full build for, in order."""
-    calls: list[Path] = []
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each build the hook ran: whether it checked the sources (False: skipped)."""
+    seen: list[bool] = []
     real = build_data.run_extension_build
 
-    def run(root: Path, options: object) -> object:
-        calls.append(root)
-        return real(root, options)  # type: ignore[arg-type]
+    def run(root: Path, options: object) -> BuildResult:
+        result = real(root, options)  # type: ignore[arg-type]
+        seen.append(result.checked)
+        return result
 
     monkeypatch.setattr(build_data, "run_extension_build", run)
-    return calls
+    return seen
 
 
-def test_an_unchanged_rebuild_ships_the_same_wheel_without_building(
-    acme: Path, tmp_path: Path, full_builds: list[Path]
+def test_an_unchanged_rebuild_ships_the_same_wheel_without_checking(
+    acme: Path, tmp_path: Path, checked: list[bool]
 ) -> None:
     first = build_wheel(acme, tmp_path / "one")
     second = build_wheel(acme, tmp_path / "two")
 
-    assert full_builds == [acme]
+    assert checked == [True, False]
     assert second == first
-    record = current_record(acme)
-    assert record is not None
-    assert record.import_name == "acme_crm"
-    assert set(record.files) == {p.relative_to(acme / "build/eve/acme_crm").as_posix()
-                                 for p in (acme / "build/eve/acme_crm").rglob("*") if p.is_file()}
+    assert "acme_crm/extension/tools/search.py" in second
+    assert any(n.endswith(".dist-info/extra_metadata/eve-manifest.json") for n in second)
 
 
 @pytest.mark.parametrize("change", ["source", "pyproject", "new file", "output edited",
                                     "output file deleted"])
 def test_a_change_the_build_depends_on_runs_the_full_build(
-    acme: Path, tmp_path: Path, full_builds: list[Path], change: str
+    acme: Path, tmp_path: Path, checked: list[bool], change: str
 ) -> None:
     build_wheel(acme, tmp_path / "one")
     if change == "source":
@@ -92,16 +84,15 @@ def test_a_change_the_build_depends_on_runs_the_full_build(
     else:
         (acme / "build/eve/acme_crm" / TOOL).unlink()
 
-    assert current_record(acme) is None
     wheel = build_wheel(acme, tmp_path / "two")
 
-    assert full_builds == [acme, acme]
+    assert checked == [True, True]
     assert b"# edited by hand\n" not in wheel.values()
-    assert current_record(acme) is not None, "the new build is recorded"
+    assert "acme_crm/extension/tools/search.py" in wheel
 
 
 def test_bytecode_next_to_the_sources_does_not_count_as_a_change(
-    acme: Path, tmp_path: Path, full_builds: list[Path]
+    acme: Path, tmp_path: Path, checked: list[bool]
 ) -> None:
     build_wheel(acme, tmp_path / "one")
     cache = acme / "extension" / "tools" / "__pycache__"
@@ -110,62 +101,53 @@ def test_bytecode_next_to_the_sources_does_not_count_as_a_change(
 
     build_wheel(acme, tmp_path / "two")
 
-    assert full_builds == [acme]
+    assert checked == [True, False]
 
 
-def test_a_corrupt_or_foreign_record_is_ignored(acme: Path, tmp_path: Path,
-                                                full_builds: list[Path]) -> None:
-    build_wheel(acme, tmp_path / "one")
-    inputs = read_build_inputs(acme)
-    assert inputs is not None
-    cache = BuildCache(locate_cache_dir(inputs.project.output_dir))
-    cache.write({inputs.key: {"import_name": "acme_crm", "files": "not a mapping"}})
-    assert current_record(acme) is None
+WARNED = '''from pydantic import BaseModel
 
-    entry = next(locate_cache_dir(inputs.project.output_dir).glob(f"*/{inputs.key}.json"))
-    entry.write_bytes(entry.read_bytes().replace(b"acme_crm", b"other_pkg"))  # digest breaks
-    assert current_record(acme) is None
-
-    build_wheel(acme, tmp_path / "two")
-    assert full_builds == [acme, acme]
+from eve_build.sdk import define_tool
 
 
-def test_a_reused_build_shows_the_recorded_warnings_again(
-    acme: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+class Input(BaseModel):
+    times: int = "many"
+
+
+tool = define_tool(description="Count up to a number of times and report it back.",
+                   input=Input, execute=lambda input, ctx: input.times)
+'''
+
+
+def test_a_skipped_build_shows_the_warnings_again(
+    acme: Path, tmp_path: Path, checked: list[bool], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (acme / "extension" / "tools" / "count.py").write_text(WARNED)
     build_wheel(acme, tmp_path / "one")
-    inputs = read_build_inputs(acme)
-    record = current_record(acme)
-    assert inputs is not None and record is not None
-    warning = "extension/tools/search.py:3: warning x/y: recorded warning"
-    write_build_record(inputs, BuildRecord(**{**record.to_json(), "warnings": (warning,)}))
     capsys.readouterr()
 
     build_wheel(acme, tmp_path / "two")
 
     captured = capsys.readouterr()
-    assert warning in captured.out + captured.err
+    assert checked == [True, False]
+    assert "model/default-invalid" in captured.out + captured.err
     assert "eve: built `acme_crm`" in captured.out + captured.err
 
 
-def test_a_record_round_trips_through_json() -> None:
-    record = BuildRecord(import_name="a", output="build/eve", manifest="extension/_manifest.json",
-                         metadata_name="eve-manifest.json", files={"__init__.py": "ab"},
-                         warnings=("w",))
+PROBE = """
+import sys
+from hatchling.builders.wheel import WheelBuilder
+list(WheelBuilder(sys.argv[1]).build(directory=sys.argv[2], versions=["standard"]))
+heavy = ("pydantic", "eve_build.engine.author", "eve_build.manifest", "eve_build.sdk")
+print(sorted(m for m in heavy if m in sys.modules))
+"""
 
-    assert BuildRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
-    assert BuildRecord.from_json({"import_name": "a"}) is None
-    assert BuildRecord.from_json([1, 2]) is None
 
+def test_an_unchanged_wheel_build_imports_no_checking_code(acme: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "EVE_CACHE_DIR"}
+    runs = [subprocess.run([sys.executable, "-c", PROBE, str(acme), str(tmp_path / name)],
+                           capture_output=True, text=True, env=env, timeout=300, check=False)
+            for name in ("one", "two")]
 
-def test_an_eve_build_edited_in_place_runs_the_full_build(
-    acme: Path, tmp_path: Path, full_builds: list[Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    build_wheel(acme, tmp_path / "one")
-    stamp = reuse.derive_toolchain_stamp()
-    assert stamp == reuse.derive_toolchain_stamp(), "the stamp is stable while nothing changes"
-    monkeypatch.setattr(reuse, "derive_toolchain_stamp", lambda: stamp + "-edited")
-
-    build_wheel(acme, tmp_path / "two")
-
-    assert full_builds == [acme, acme]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert runs[0].stdout.strip() != "[]"  # the first build checks: the probe can tell
+    assert runs[1].stdout.strip() == "[]"
