@@ -26,13 +26,20 @@ SOURCE_DATE_EPOCH = "1700000000"  # 2023-11-14 22:13:20 UTC
 ACME = "extensions/acme-crm"
 
 
+RUN_TIMEOUT = 900.0
+"""Seconds one command of an integration test may take (an install on a slow network
+included) before the test fails instead of hanging CI."""
+
+
 def run(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run a command; stdout and stderr combined in `.stdout`, never raising."""
+    """Run a command; stdout and stderr combined in `.stdout`; raises only
+    subprocess.TimeoutExpired, after RUN_TIMEOUT seconds."""
     return subprocess.run(
         list(argv), cwd=cwd, env=dict(env) if env is not None else None, text=True,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
+        timeout=RUN_TIMEOUT,
     )
 
 
