@@ -26,9 +26,9 @@ from eve_build.engine.stamp import (
     write_stamp,
 )
 from eve_build.errors import DiagnosticsError
+from eve_build.output.guards import find_foreign_output, find_output_escape, is_output_current
 from eve_build.output.writer import repair_output, write_tree
 from eve_build.project.pyproject import (
-    DEFAULT_OUTPUT,
     PYPROJECT,
     ExtensionProject,
     parse_extension_project,
@@ -164,59 +164,6 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
                        tools=len(manifest.contributions.get("tools", [])),
                        requires=dict(manifest.requires), written=written, _manifest=manifest)
-
-
-def is_output_current(output: Path, files: dict[str, bytes]) -> bool:
-    """True when `output` holds exactly `files`, byte for byte (nothing to write)."""
-    present = read_output_state(output)
-    if present.keys() != files.keys() or any(
-            present[relative][0] != len(data) for relative, data in files.items()):
-        return False
-    try:
-        return all((output / relative).read_bytes() == data for relative, data in files.items())
-    except OSError:
-        return False
-
-
-def find_output_escape(project: ExtensionProject) -> list[Diagnostic]:
-    """The output folder with every symlink followed must not hold the package or its
-    sources (a `build` link into `extension/` would make a build replace its sources)."""
-    try:
-        output = project.output_dir.resolve()
-        source = project.source_dir.resolve(strict=True)
-        root = project.root.resolve(strict=True)
-    except (OSError, RuntimeError):
-        output = None
-    if output is not None and not (output == root or root.is_relative_to(output)
-                                   or output.is_relative_to(source)
-                                   or source.is_relative_to(output)):
-        return []
-    return [error(
-        "project/option-invalid", project.output,
-        f"`tool.eve.extension.output` `{project.output}` leads through a symlink to "
-        f"`{output or 'a link loop'}`, which holds the package or its sources; each build "
-        "replaces the output folder whole",
-        f"remove the symlink, or point `output` at a folder of its own such as "
-        f"`{DEFAULT_OUTPUT}`",
-    )]
-
-
-def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
-    """Entries of the output folder that no eve build wrote: a build must not delete them."""
-    output = project.output_dir
-    if not output.exists():
-        return []
-    entries = [output] if not output.is_dir() else sorted(output.iterdir())
-    foreign = [
-        entry for entry in entries if not (entry / SOURCE_PACKAGE / MANIFEST_FILENAME).is_file()
-    ]
-    return [error(
-        "output/foreign-files", project.output,
-        f"`{entry.relative_to(project.root).as_posix()}` was not written by eve-build, and each "
-        f"build replaces `{project.output}` whole",
-        f"move it out of `{project.output}`, or set `tool.eve.extension.output` to a folder "
-        "of its own",
-    ) for entry in foreign]
 
 
 def find_unreadable_instructions(layout: SourceLayout, source: Path,
