@@ -109,16 +109,21 @@ def test_editing_pyproject_reimports_everything(acme: Path) -> None:
 
 
 def test_a_new_version_of_a_declared_dependency_reimports_everything(
-    acme: Path, monkeypatch: pytest.MonkeyPatch
+    acme: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = importlib.metadata.version
-
-    def upgraded(name: str) -> str:
-        return "999.0" if name == "packaging" else real(name)
-
-    monkeypatch.setattr(importlib.metadata, "version", upgraded)
+    upgraded = tmp_path / "site-packages"
+    (upgraded / "packaging-999.0.dist-info").mkdir(parents=True)
+    real = caching._site_folders()
+    monkeypatch.setattr(caching, "_site_folders", lambda: [str(upgraded), *real])
 
     assert len(_rebuild(acme).imported) == ALL_MODULES
+
+
+def test_installed_versions_are_those_importlib_metadata_reads() -> None:
+    for distribution in importlib.metadata.distributions():
+        name = distribution.metadata["Name"]
+        assert caching._version_of(name) == distribution.version, name
+    assert caching._version_of("no-such-distribution-here") == "missing"
 
 
 def test_a_new_eve_build_version_reimports_everything(
