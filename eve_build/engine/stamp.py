@@ -5,13 +5,13 @@ build that finds every module cached still discovers the tree, assembles and
 serialises the manifest and compares the output: half a second at 1000 tools.
 The stamp skips all of it. It records, beside the cache:
 
-- the build's fingerprint: the size and modification time of every module of the
-  running eve-build (so an eve-build edited in place, same version, builds again:
-  the whole output depends on its generator, not only on its checking code), a
-  digest of the environment (the same as the cache
-  key's: Python, eve-build and its checking code, pydantic, declared
-  dependencies), pyproject.toml, and the path and bytes of every file under the
-  source folder (all of them, not only those the build reads: conservative);
+- the build's fingerprint: the environment digest of the cache keys (Python,
+  eve-build and its checking code, pydantic, the declared dependencies); the size
+  and modification time of every module of the running eve-build (an eve-build
+  edited in place, same version, builds again: the whole output depends on its
+  generator, not only on its checking code); pyproject.toml; and the path and bytes
+  of every file under the source folder (all of them, not only those the build
+  reads: conservative);
 - what the output folder held when the build ended: each file's size and
   modification time, so an output edited or removed by hand is noticed;
 - what the command reports: the files, the tool count, `requires`, warnings.
