@@ -19,7 +19,7 @@ from eve_build import slots
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine import cache as caching
 from eve_build.engine.batch import Job, check_batch
-from eve_build.engine.workers import read_diagnostic, run_jobs
+from eve_build.engine.workers import run_jobs
 from eve_build.load.checks import Record
 from eve_build.load.contributions import _check_skill, _Context
 from eve_build.load.importer import LoadedModules
@@ -165,9 +165,9 @@ def assemble(project: ExtensionProject, layout: SourceLayout, modules: list[tupl
     """The manifest's contributions from per-module results, in the tree's order."""
     display = f"{project.source}/"
     for path, _, _ in modules:
-        collected.extend(read_diagnostic(d) for d in results.get(path, {}).get("import", []))
+        collected.extend(Diagnostic.from_json(d) for d in results.get(path, {}).get("import", []))
     for path, _, _ in modules:
-        collected.extend(read_diagnostic(d) for d in results.get(path, {}).get("check", []))
+        collected.extend(Diagnostic.from_json(d) for d in results.get(path, {}).get("check", []))
     checked = CheckedSource()
     extension = results.get(slots.EXTENSION_MODULE, {}).get("extra") or {}
     checked.config_schema = extension.get("configSchema")

@@ -21,6 +21,8 @@ import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
+
 from eve_build._version import __version__
 from eve_build.engine.cache_store import BuildCache as BuildCache
 
@@ -48,25 +50,28 @@ def _digest(*parts: bytes) -> str:
 
 def derive_environment_digest(dependencies: Iterable[str]) -> str:
     """Python, eve-build (version and checking code), pydantic, declared dependencies."""
-    parts = [FORMAT, sys.version, sys.prefix, __version__, _version_of("pydantic")]
+    installed = read_installed_versions()  # one listing of site-packages for every name
+    parts = [FORMAT, sys.version, sys.prefix, __version__, _version_of("pydantic", installed)]
     for requirement in sorted(dependencies):
         match = _NAME.match(requirement)
         if match:
-            parts.append(f"{match.group(0)}=={_version_of(match.group(0))}")
+            parts.append(f"{match.group(0)}=={_version_of(match.group(0), installed)}")
     own = Path(__file__).resolve().parent.parent
     code = [_read(own / relative) for relative in _OWN_CODE]
     return _digest(*(p.encode() for p in parts), *code)
 
 
-def _version_of(name: str) -> str:
-    """The installed version of distribution `name`, or "missing".
+def _version_of(name: str, installed: dict[str, str] | None = None) -> str:
+    """The installed version of distribution `name`, or "missing"; `installed` is a
+    `read_installed_versions()` already read.
 
     Read from the names of the `.dist-info` (and legacy `.egg-info`) folders in this
     environment's site-packages, as pip and uv name them: `<name>-<version>.dist-info`.
     Not `importlib.metadata`, whose import and lookups (parsing METADATA with the
     email package) cost 30 ms, an eighth of a build with nothing to do.
     """
-    return read_installed_versions().get(_normalize(name), "missing")
+    versions = installed if installed is not None else read_installed_versions()
+    return versions.get(canonicalize_name(name), "missing")
 
 
 def read_installed_versions() -> dict[str, str]:
@@ -86,7 +91,7 @@ def read_installed_versions() -> dict[str, str]:
             name, _, rest = stem.partition("-")
             version = rest.split("-", 1)[0]
             if name and version:
-                found.setdefault(_normalize(name), version)
+                found.setdefault(canonicalize_name(name), version)
     return found
 
 
@@ -96,11 +101,6 @@ def _site_folders() -> list[str]:
     candidates = {paths.get("purelib"), paths.get("platlib")}
     ordered = [p for p in sys.path if p in candidates]
     return ordered + sorted(p for p in candidates if p and p not in ordered)
-
-
-def _normalize(name: str) -> str:
-    """PEP 503: runs of `-`, `_` and `.` are one `-`, case does not matter."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _read(path: Path) -> bytes:

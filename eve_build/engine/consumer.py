@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.engine.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
-from eve_build.engine.workers import read_diagnostic, run_jobs
+from eve_build.engine.workers import run_jobs
 
 if TYPE_CHECKING:
     from eve_build.consumer.agent_files import DirectoryMount
@@ -57,7 +57,7 @@ def import_in_worker(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnos
     if outcome.failure is not None:
         return None, [*found, outcome.failure]
     result = outcome.result
-    found = [read_diagnostic(d) for d in result["diagnostics"]] + found
+    found = [Diagnostic.from_json(d) for d in result["diagnostics"]] + found
     if result["compiled"] is None:
         return None, found
     return CompiledAgent.model_validate(result["compiled"]), found

@@ -145,7 +145,7 @@ def _receive(worker: _Running, budget: float) -> None:
         ))
     else:
         worker.outcome = Outcome(result=message["result"],
-                                 found=[read_diagnostic(d) for d in message["found"]])
+                                 found=[Diagnostic.from_json(d) for d in message["found"]])
 
 
 def _timed_out(current: str | None, budget: float) -> Diagnostic:
@@ -174,8 +174,3 @@ def _crashed(current: str | None, exitcode: int | None) -> Diagnostic:
         "a module must not end the process when imported: remove the os._exit / sys.exit "
         "call or the crashing extension call from module level",
     )
-
-
-def read_diagnostic(data: dict[str, Any]) -> Diagnostic:
-    """A diagnostic back from its `to_json()` form."""
-    return Diagnostic.from_json(data)

@@ -2,18 +2,16 @@
 
 When nothing changed since the last build, its build stamp (`eve_build.engine.stamp`)
 skips the whole pipeline without importing it, which was most of the hook's cost. A
-failed build becomes one readable `HookBuildError`; a successful one becomes the
-`BuildRecord` the hook ships (`eve_build.hatch.inclusions`).
+failed build becomes one readable `HookBuildError`; what a successful one ships is
+`eve_build.hatch.inclusions`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from eve_build.capabilities import DIST_INFO_MANIFEST, MANIFEST_FILENAME, SOURCE_PACKAGE_DIR
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
-from eve_build.hatch.inclusions import BuildRecord
 from eve_build.hatch.options import HookOptions, derive_isolation_note
 
 
@@ -43,14 +41,3 @@ def run_extension_build(root: Path, options: HookOptions) -> BuildResult:
     except EveBuildError as exc:
         text = f"error: {exc.message}" + (f"\n  hint: {exc.hint}" if exc.hint else "")
         raise HookBuildError(text) from None
-
-
-def derive_build_record(result: BuildResult) -> BuildRecord:
-    """What a successful build hands hatchling."""
-    package = f"{result.project.import_name}/"
-    return BuildRecord(
-        import_name=str(result.project.import_name), output=result.project.output,
-        manifest=f"{SOURCE_PACKAGE_DIR}/{MANIFEST_FILENAME}", metadata_name=DIST_INFO_MANIFEST,
-        files=tuple(f.removeprefix(package) for f in result.files if f.startswith(package)),
-        warnings=tuple(warning.render() for warning in result.warnings),
-    )

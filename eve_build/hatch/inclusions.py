@@ -17,22 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-@dataclass(frozen=True)
-class BuildRecord:
-    """What a successful build hands hatchling, as plain data."""
-
-    import_name: str
-    output: str
-    """The output folder as configured, `build/eve`."""
-    manifest: str
-    """The manifest, relative to the output package folder."""
-    metadata_name: str
-    """The manifest copy's name under the wheel's `.dist-info/extra_metadata/`."""
-    files: tuple[str, ...]
-    """Every file of the output package (relative POSIX paths)."""
-    warnings: tuple[str, ...] = ()
-    """The build's warnings, rendered."""
+from eve_build.capabilities import DIST_INFO_MANIFEST, MANIFEST_FILENAME, SOURCE_PACKAGE_DIR
 
 
 @dataclass(frozen=True)
@@ -57,9 +42,10 @@ def write_path_file(output_dir: Path, import_name: str, directory: Path) -> Path
 
 
 def derive_wheel_inclusions(
-    output_dir: Path, record: BuildRecord, *, editable_path_file: Path | None = None
+    package_dir: Path, *, editable_path_file: Path | None = None
 ) -> WheelInclusions:
-    """The wheel's share of a build: the package and the manifest copy, or the `.pth`.
+    """The wheel's share of a build (`build/eve/<import>/`): the package and the manifest
+    copy, or the `.pth`.
 
     An editable wheel ships no copy of the package and no manifest copy: the
     `.pth` makes the output folder importable, and a manifest copy in the
@@ -67,14 +53,12 @@ def derive_wheel_inclusions(
     gets `force_include` for it, which also tells its file selection that the
     wheel's contents are given (no `packages` setting needed).
     """
-    package_dir = output_dir / record.import_name
-    package = {str(package_dir): record.import_name}
+    package = {str(package_dir): package_dir.name}
     if editable_path_file is not None:
         return WheelInclusions(
             force_include=package,
             force_include_editable={str(editable_path_file): editable_path_file.name},
         )
-    return WheelInclusions(
-        force_include=package,
-        extra_metadata={str(package_dir / record.manifest): record.metadata_name},
-    )
+    manifest = package_dir / SOURCE_PACKAGE_DIR / MANIFEST_FILENAME
+    return WheelInclusions(force_include=package,
+                           extra_metadata={str(manifest): DIST_INFO_MANIFEST})

@@ -60,22 +60,21 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         from eve_build.hatch import build_data as data
         from eve_build.hatch.inclusions import derive_wheel_inclusions, write_path_file
 
-        root = Path(self.root)
-        record = data.derive_build_record(data.run_extension_build(root, options))
-        for warning in record.warnings:
-            self.app.display_warning(warning)
-        output_dir = root / record.output
+        result = data.run_extension_build(Path(self.root), options)
+        for warning in result.warnings:
+            self.app.display_warning(warning.render())
+        import_name = str(result.project.import_name)
         path_file = None
         if version == EDITABLE_VERSION:
             self._scratch = Path(tempfile.mkdtemp(prefix="eve-editable-"))
-            path_file = write_path_file(output_dir, record.import_name, self._scratch)
-        inclusions = derive_wheel_inclusions(output_dir, record, editable_path_file=path_file)
+            path_file = write_path_file(result.output_dir, import_name, self._scratch)
+        inclusions = derive_wheel_inclusions(result.package_dir, editable_path_file=path_file)
         build_data["force_include"].update(inclusions.force_include)
         build_data["extra_metadata"].update(inclusions.extra_metadata)
         build_data["force_include_editable"].update(inclusions.force_include_editable)
         self.app.display_info(
-            f"eve: built `{record.import_name}` ({len(record.files)} files) into "
-            f"`{record.output}`"
+            f"eve: built `{import_name}` ({len(result.files)} files) into "
+            f"`{result.project.output}`"
         )
 
     def _refuse_links_outside(self) -> None:

@@ -68,7 +68,7 @@ def try_locate_installed_wheel(distribution: metadata.Distribution | None = None
     return None
 
 
-def derive_record_hash(data: bytes) -> str:
+def _record_hash(data: bytes) -> str:
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
     return f"sha256={digest.decode('ascii')}"
 
@@ -122,21 +122,27 @@ def write_installed_wheel(
             hint="install eve-build from a wheel or run it from its source checkout",
         )
     members[f"{dist_info}/WHEEL"] = WHEEL_METADATA.encode("ascii")
+    return write_wheel_archive(directory / f"{PACKAGE}-{version}-py3-none-any.whl",
+                               members, dist_info, zipfile.ZIP_DEFLATED)
+
+
+def write_wheel_archive(wheel: Path, members: dict[str, bytes], dist_info: str,
+                        compression: int) -> Path:
+    """Write `members` (archive name -> bytes, without RECORD) as the wheel `wheel`: the
+    package first and the dist-info last, ending with a fresh RECORD (PEP 427), with
+    fixed dates and modes so the same members give the same bytes."""
     record_name = f"{dist_info}/RECORD"
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
     order = sorted(members, key=lambda name: (name.startswith(dist_info), name))
     for name in order:
-        writer.writerow([name, derive_record_hash(members[name]), len(members[name])])
+        writer.writerow([name, _record_hash(members[name]), len(members[name])])
     writer.writerow([record_name, "", ""])
-    members[record_name] = record.getvalue().encode("utf-8")
-
-    wheel = directory / f"{PACKAGE}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        # The package first and the dist-info last, ending with RECORD (PEP 427).
+    archived = {**members, record_name: record.getvalue().encode("utf-8")}
+    with zipfile.ZipFile(wheel, "w", compression=compression) as archive:
         for name in [*order, record_name]:
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, members[name])
+            info.compress_type = compression
+            archive.writestr(info, archived[name])
     return wheel

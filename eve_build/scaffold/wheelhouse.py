@@ -13,8 +13,6 @@ resolves on the index as before.
 
 from __future__ import annotations
 
-import csv
-import io
 import zipfile
 from collections.abc import Iterator
 from importlib import metadata
@@ -23,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from eve_build.scaffold.toolchain import INSTALL_ONLY_METADATA, ZIP_DATE, derive_record_hash
+from eve_build.scaffold.toolchain import INSTALL_ONLY_METADATA, write_wheel_archive
 
 SCRIPT_DIRS = frozenset({"bin", "Scripts"})
 REGENERATED_METADATA = INSTALL_ONLY_METADATA - {"WHEEL"}
@@ -107,22 +105,8 @@ def write_distribution_wheel(directory: Path, dist: metadata.Distribution) -> Pa
     wheel_name = derive_wheel_name(dist_info, wheel_metadata)
     if wheel_name is None:
         return None
-    record_name = f"{dist_info}/RECORD"
-    order = sorted(members, key=lambda name: (name.startswith(dist_info), name))
-    record = io.StringIO()
-    writer = csv.writer(record, lineterminator="\n")
-    for name in order:
-        writer.writerow([name, derive_record_hash(members[name]), len(members[name])])
-    writer.writerow([record_name, "", ""])
-    members[record_name] = record.getvalue().encode("utf-8")
-    wheel = directory / wheel_name
     # Stored, not deflated: the wheel lives for one install on the same disk.
-    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_STORED) as archive:
-        for name in [*order, record_name]:
-            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, members[name])
-    return wheel
+    return write_wheel_archive(directory / wheel_name, members, dist_info, zipfile.ZIP_STORED)
 
 
 def write_dependency_wheels(directory: Path, name: str = "eve-build") -> list[Path] | None:
