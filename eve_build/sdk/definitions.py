@@ -72,6 +72,11 @@ class Channel:
     method: str = "POST"
     identity: str = field(default="", compare=False)
 
+    def replace(self, **changes: Any) -> Channel:
+        """A copy with some fields changed (`route=`, `method=`, `handle=`); it keeps the
+        original's identity, so an override can move a mounted channel to another route."""
+        return dataclasses.replace(self, **changes)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Connection:
