@@ -43,7 +43,8 @@ CODES: dict[str, str] = {
     "definition/signature-invalid":
         "A definition's function cannot take the arguments the host calls it with.",
     "channel/route-duplicate": "Two channels of one extension claim the same method and route.",
-    "discover/skill-dynamic-unsupported": "A Python module in `skills/`: dynamic skills are not supported.",
+    "discover/skill-dynamic-unsupported":
+        "A Python module in `skills/`: dynamic skills are not supported.",
     # definitions
     "config/not-a-model": "The extension config is not a pydantic BaseModel subclass.",
     "config/async-validator": "The config model has an async validator.",
