@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "load/definition-argument-unknown": "A define_*() call passes an argument it does not take.",
     "definition/signature-invalid":
         "A definition's function cannot take the arguments the host calls it with.",
+    "tool/prompt-invalid": "A tool's `prompt_snippet` or `prompt_guidelines` is not text.",
     "channel/route-duplicate": "Two channels of one extension claim the same method and route.",
     "discover/skill-dynamic-unsupported":
         "A Python module in `skills/`: dynamic skills are not supported.",

@@ -20,6 +20,7 @@ from eve_build.cron import find_cron_problems
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import describe_message
 from eve_build.load.signatures import find_signature_problems
+from eve_build.load.tool_prompt import find_prompt_problems
 from eve_build.sdk.approval import Approval
 from eve_build.sdk.definitions import (
     Agent,
@@ -172,6 +173,7 @@ def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagno
     record["approval"] = value.approval.policy if isinstance(value.approval, Approval) else None
     record["deferred"] = bool(value.deferred)
     record["availableInSubagents"] = bool(value.available_in_subagents)
+    found.extend(find_prompt_problems(value, where))
     return record, found
 
 

@@ -47,6 +47,8 @@ class Tool:
     deferred: bool = False
     available_in_subagents: bool = True
     timeout: float | None = None  # seconds; None: the host's documented default
+    prompt_snippet: str | None = None  # the tool's line in the system prompt
+    prompt_guidelines: tuple[str, ...] = ()  # lines added to the prompt's guidelines
     identity: str = field(default="", compare=False)
 
     def replace(self, **changes: Any) -> Tool:

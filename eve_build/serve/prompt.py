@@ -102,6 +102,9 @@ async def _assemble(agent: Agent, tree: CompiledTree, subagent: str | None,
                 p.text == part.text and p.mount is not None for p in parts):
             continue  # two mounts of one package with a fragment that names no tool
         parts.append(part)
+    from_tools = [line for name in sorted(surface.tools)
+                  for line in getattr(surface.tools[name].definition, "prompt_guidelines", ())]
+    guidelines = list(dict.fromkeys([*guidelines, *from_tools]))  # tools' after the local ones
     if guidelines:
         parts.append(PromptPart("guidelines", None, None,
                                 "Guidelines:\n" + "\n".join(f"- {g}" for g in guidelines)))
@@ -154,7 +157,7 @@ def _binding(agent: Agent, item: CompiledInstructions) -> Binding:
 def _tool_line(name: str, definition: object) -> str:
     if not isinstance(definition, Tool):
         return f"- {name}: (dynamic: described when it is resolved)"
-    return f"- {name}: {definition.description or ''}".rstrip()
+    return f"- {name}: {definition.prompt_snippet or definition.description or ''}".rstrip()
 
 
 def _find_tree(agent: Agent, subagent: str | None) -> CompiledTree:
