@@ -37,6 +37,15 @@ CODES: dict[str, str] = {
     "load/import-failed": "A module raised while being imported.",
     "load/definition-missing": "A module lacks the definition its slot expects.",
     "load/definition-wrong-kind": "A module binds a definition of another kind.",
+    # first-day authoring (issue: a stranger's first day)
+    "load/definition-misnamed": "A module binds its definition under another name than the slot's.",
+    "load/definition-argument-unknown": "A define_*() call passes an argument it does not take.",
+    "definition/signature-invalid":
+        "A definition's function cannot take the arguments the host calls it with.",
+    "tool/prompt-invalid": "A tool's `prompt_snippet` or `prompt_guidelines` is not text.",
+    "channel/route-duplicate": "Two channels of one extension claim the same method and route.",
+    "discover/skill-dynamic-unsupported":
+        "A Python module in `skills/`: dynamic skills are not supported.",
     # definitions
     "config/not-a-model": "The extension config is not a pydantic BaseModel subclass.",
     "config/async-validator": "The config model has an async validator.",

@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from eve_build.secret_fields import is_secret_property
+
 GENERATED = "# Written by `eve add`; edit freely."
-_SECRET_WORDS = re.compile(r"key|token|secret|password", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,7 @@ def serialize_mount_file(import_name: str, namespace: str, schema: dict[str, Any
 
 def is_secret(name: str, prop: dict[str, Any]) -> bool:
     """Secret-like: `SecretStr` (`format: password`, `writeOnly`) or a telling name."""
-    return (prop.get("format") == "password" or prop.get("writeOnly") is True
-            or bool(_SECRET_WORDS.search(name)))
+    return is_secret_property(name, prop)
 
 
 def derive_env_name(namespace: str, field: str) -> str:

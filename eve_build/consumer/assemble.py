@@ -190,8 +190,10 @@ def find_route_conflicts(root: TreeDraft, mount_files: dict[str, str]) -> list[D
                 f"the channels `{first.name}` (from `{_origin_file(first, mount_files)}`) and "
                 f"`{channel.name}` (from `{_origin_file(channel, mount_files)}`) both claim "
                 f"`{method} {route}`",
-                f"give one of them another route: override the channel (e.g. "
-                f"`agent/channels/{channel.name}.py`) with `define_channel(route=...)`",
+                f"give one of them another route: override the channel in "
+                f"`agent/channels/{channel.name}.py` with `channel = original.replace("
+                "route=...)`, where `original` is the mounted package's channel "
+                "(docs/consumer.md, \"Channel routes\")",
             ))
     return found
 

@@ -23,6 +23,7 @@ from pydantic_core import to_jsonable_python
 
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.sdk.env import ENV_MARKER, Env, is_env_json, serialize_deferred
+from eve_build.secret_fields import is_secret_field
 
 Loc = tuple[str | int, ...]
 _REDACT_MIN = 4
@@ -71,7 +72,9 @@ def validate_config(
         problems = [e for e in exc.errors()
                     if not any(tuple(e["loc"][: len(p)]) == p for p in deferred)]
         if problems:
-            lines = [_describe_problem(e["loc"], e["msg"], e["type"], config, secrets or {})
+            lines = [_describe_problem(e["loc"], e["msg"], e["type"], config, secrets or {},
+                                       secret_field=bool(e["loc"]) and is_secret_field(
+                                           model, str(e["loc"][0])))
                      for e in problems]
             return None, [error(
                 "mount/config-invalid", shown,
@@ -177,7 +180,7 @@ def _names(config: Mapping[str, Any]) -> str:
 
 
 def _describe_problem(loc: tuple[Any, ...], message: str, kind: str, config: Mapping[str, Any],
-                      secrets: Mapping[Loc, str]) -> str:
+                      secrets: Mapping[Loc, str], *, secret_field: bool = False) -> str:
     """One line of a config error. Where the value came from env(...), or the error is
     about the whole config while env values are in it, no text derived from any value is
     shown: not the message (a validator may format, lower-case or split the value, and
@@ -189,6 +192,9 @@ def _describe_problem(loc: tuple[Any, ...], message: str, kind: str, config: Map
         variables = ", ".join(f"`{name}`" for name in names)
         return (f"  - `{_dotted(loc)}` (from env {variables}): the value is invalid ({kind}); "
                 "its message is not shown because it may repeat the secret")
+    if secret_field and kind != "missing":  # a validator's message may echo the value
+        return (f"  - `{_dotted(loc)}`: the value is invalid ({kind}); its message is not "
+                "shown because the field holds a secret")
     return f"  - `{_dotted(loc)}`: {_redact(message, config)} ({kind})"
 
 

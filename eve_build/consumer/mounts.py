@@ -208,6 +208,10 @@ def _mount_value(tree: ast.Module) -> tuple[ast.expr | None, int | None]:
             targets = list(node.targets)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets = [node.target]
+        elif isinstance(node, ast.ImportFrom) and any(  # `from gizmo import gizmo as mount`
+                (a.asname or a.name) == slots.MOUNT_ATTRIBUTE for a in node.names):
+            found = (ast.Name(id=slots.MOUNT_ATTRIBUTE, ctx=ast.Load()), node.lineno)
+            continue
         if any(isinstance(t, ast.Name) and t.id == slots.MOUNT_ATTRIBUTE for t in targets):
             assert isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
             found = (node.value, node.lineno)

@@ -59,7 +59,7 @@ def load_subagent_override(app: App, override: AgentTree, base: str, mount_path:
                            source: OverrideSource) -> list[Diagnostic]:
     """Override files for the mounted subagent `local`: module slots and skills replace (or
     disable) its contributions of the same name; anything else is unsupported here."""
-    found: list[Diagnostic] = []
+    found = _find_wholesale_files(app, override, base, local)
     collected = files.subagent_overrides.setdefault(mount_path, {}).setdefault(local, [])
     for entry in override.modules:
         path, shown = f"{base}{entry.path}", f"{app.display}{base}{entry.path}"
@@ -80,6 +80,29 @@ def load_subagent_override(app: App, override: AgentTree, base: str, mount_path:
         found.extend(problems)
         collected.extend([result] if result else [])
     return found
+
+
+def _find_wholesale_files(app: App, override: AgentTree, base: str,
+                          local: str) -> list[Diagnostic]:
+    """An error for each file of an override folder that would change the subagent itself
+    (its description and model, instructions, mounts or nested subagents): an override
+    folder replaces contributions by name; the subagent stays the package's."""
+    agent_file = f"{override.prefix}{slots.AGENT_MODULE}"
+    has_agent = (app.agent_dir / f"{base}{agent_file}").is_file()
+    pieces = [(agent_file if has_agent else None, "its description and model"),
+              (override.instructions, "its instructions"),
+              *((f"{sub.prefix.rstrip('/')}/", "its nested subagents")
+                for sub in override.subagents),
+              *((mount, "its mounts") for mount in override.mounts)]
+    return [error(
+        "mount/override-unsupported", f"{app.display}{base}{path}",
+        f"`{app.display}{base}{path}` would change {what} of the mounted subagent `{local}`, "
+        "which an override folder cannot do: it only replaces the subagent's tools, "
+        "channels, connections, schedules and skills by name",
+        "remove the file; to run the subagent with another description, model or "
+        "instructions, define your own subagent under another name in "
+        f"`{app.display}subagents/` (it may mount the same package)",
+    ) for path, what in pieces if path]
 
 
 def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, path: str,

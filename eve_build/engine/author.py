@@ -23,6 +23,7 @@ from eve_build.engine.workers import run_jobs
 from eve_build.load.checks import Record
 from eve_build.load.contributions import _check_skill, _Context
 from eve_build.load.importer import LoadedModules
+from eve_build.load.routes import find_duplicate_routes
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.layout import AgentTree, SourceLayout
@@ -178,6 +179,7 @@ def assemble(project: ExtensionProject, layout: SourceLayout, modules: list[tupl
     for result in results.values():
         ctx.capabilities.update(result.get("capabilities", []))
     checked.contributions = _tree(ctx, layout.tree, results, checked)
+    collected.extend(find_duplicate_routes(checked.contributions, display))
     states = _states(ctx, results)
     if states:
         checked.contributions["states"] = states

@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from eve_build.cron import find_cron_problems
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import describe_message
+from eve_build.load.signatures import find_signature_problems
+from eve_build.load.tool_prompt import find_prompt_problems
 from eve_build.sdk.approval import Approval
 from eve_build.sdk.definitions import (
     Agent,
@@ -33,6 +35,7 @@ from eve_build.sdk.definitions import (
 )
 from eve_build.sdk.env import serialize_deferred
 from eve_build.sdk.hooks import ALL_EVENTS, KNOWN_EVENTS
+from eve_build.secret_fields import describe_given
 
 HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 CONNECTION_KINDS = ("mcp", "openapi")
@@ -110,8 +113,10 @@ def check_extension(value: Extension, where: Where) -> tuple[Record | None, list
     if not is_model(model):
         return None, [where.error(
             "config/not-a-model",
-            f"`define_extension(config=...)` got {model!r}, not a pydantic model class",
-            "declare `class Config(pydantic.BaseModel): ...` and pass `config=Config`",
+            f"`define_extension(config=...)` got {describe_given(model)}, not a pydantic "
+            "model class",
+            "declare `class Config(pydantic.BaseModel): ...` and pass the class itself: "
+            "`config=Config`, not `config=Config()`",
         )]
     assert isinstance(model, type) and issubclass(model, BaseModel)
     asyncs = find_async_validators(model)
@@ -137,7 +142,8 @@ def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagno
     if not is_model(value.input):
         found.append(where.error(
             "tool/input-missing", "the tool has no input model" if value.input is None
-            else f"the tool's input {value.input!r} is not a pydantic model class",
+            else f"the tool's input ({describe_given(value.input)}) is not a pydantic model "
+            "class",
             "declare `class Input(pydantic.BaseModel): ...` and pass `input=Input`",
         ))
     else:
@@ -151,22 +157,23 @@ def check_tool(value: Tool | Dynamic, where: Where) -> tuple[Record, list[Diagno
                                                        "tool/schema-failed", "output model")
             found.extend(problems)
         else:
-            found.append(where.error("tool/output-invalid",
-                                     f"the tool's output {value.output!r} is not a pydantic "
-                                     "model class", "pass a BaseModel subclass, or leave "
-                                     "`output` out"))
+            found.append(where.error(
+                "tool/output-invalid", f"the tool's output ({describe_given(value.output)}) "
+                "is not a pydantic model class", "pass a BaseModel subclass, or leave `output` "
+                "out"))
     if not callable(value.execute):
         found.append(where.error("tool/execute-missing", "the tool has no callable `execute`",
                                  "pass `execute=run` where `def run(input, ctx): ...`"))
     approval: object = value.approval
     if approval is not None and not isinstance(approval, Approval):
         found.append(where.error("tool/approval-invalid",
-                                 f"approval {value.approval!r} is not a policy",
+                                 f"approval ({describe_given(value.approval)}) is not a policy",
                                  "use always(), once() or never() from "
                                  "eve_build.sdk.approval"))
     record["approval"] = value.approval.policy if isinstance(value.approval, Approval) else None
     record["deferred"] = bool(value.deferred)
     record["availableInSubagents"] = bool(value.available_in_subagents)
+    found.extend(find_prompt_problems(value, where))
     return record, found
 
 
@@ -270,7 +277,7 @@ def check_agent(value: Agent, where: Where) -> tuple[Record, list[Diagnostic]]:
 
 def check_instructions(value: Instructions, where: Where) -> list[Diagnostic]:
     if callable(value.render):
-        return []
+        return find_signature_problems(value, where)
     return [where.error("instructions/render-missing",
                         "define_instructions() has no callable `render`",
                         "pass `render=fn` where `def fn(ctx) -> str`")]

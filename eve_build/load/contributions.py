@@ -13,6 +13,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.load import checks
 from eve_build.load.checks import Record, Where
 from eve_build.load.importer import LoadedModules, find_assignment_line
+from eve_build.load.signatures import find_signature_problems
 from eve_build.sdk.definitions import (
     DEFINITION_TYPES,
     Agent,
@@ -59,6 +60,15 @@ class _Context:
         if path in self.loaded.failed or path not in self.loaded.modules:
             return _MISSING
         value = getattr(self.loaded.modules[path], attribute, _MISSING)
+        if value is _MISSING and (other := _find_misnamed(self.loaded.modules[path], kinds)):
+            self.found.append(self.where(path, other).error(
+                "load/definition-misnamed",
+                f"`{self.display}{path}` defines {_constructor(kinds[0])}() under the name "
+                f"`{other}`, but this slot reads it from `{attribute}`",
+                f"rename `{other}` to `{attribute}`: the name of the file, not of the "
+                "variable, names the contribution",
+            ))
+            return _MISSING
         if value is _MISSING:
             self.found.append(error(
                 "load/definition-missing", f"{self.display}{path}",
@@ -77,6 +87,14 @@ class _Context:
             ))
             return _MISSING
         return value
+
+
+def _find_misnamed(module: object, kinds: tuple[type, ...]) -> str | None:
+    """A public module-level name bound to a definition of the slot's kind, if any."""
+    for name, value in sorted(vars(module).items()):
+        if not name.startswith("_") and isinstance(value, kinds):
+            return name
+    return None
 
 
 def _constructor(kind: type) -> str:
@@ -143,6 +161,7 @@ def _check_module(ctx: _Context, entry: ModuleEntry, definition: Any) -> Record:
     check = table[entry.slot.kind]
     details, problems = check(definition, where)
     ctx.found.extend(problems)
+    ctx.found.extend(find_signature_problems(definition, where))
     dynamic = isinstance(definition, Dynamic)
     ctx.capabilities.add(entry.slot.dynamic_capability if dynamic and entry.slot.dynamic_capability
                          else entry.slot.capability)

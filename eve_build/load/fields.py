@@ -25,6 +25,7 @@ from pydantic import BaseModel, PydanticUndefinedAnnotation, TypeAdapter, Valida
 from pydantic_core import PydanticUndefined
 
 from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.secret_fields import is_secret_field
 
 
 def find_undefined_name(model: type[BaseModel], file: str, fallback: int | None,
@@ -61,6 +62,9 @@ def find_invalid_defaults(model: type[BaseModel], file: str, fallback: int | Non
             TypeAdapter(annotation).validate_python(info.default, strict=False)
         except ValidationError as exc:
             reason = exc.errors()[0]["msg"] if exc.errors() else str(exc)
+            if is_secret_field(model, name):  # a validator's message may echo the value
+                reason = f"{exc.errors()[0]['type'] if exc.errors() else 'invalid'} (the " \
+                    "message is not shown: the field holds a secret)"
             _, line = _locate(model, file, lambda node, field=name: _target(node) == field)
             found.append(warning(
                 code, file, f"the default of field `{name}` of `{model.__name__}` does not "

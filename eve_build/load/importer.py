@@ -20,6 +20,7 @@ from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import progress
+from eve_build.load.signatures import find_unknown_argument
 
 
 @dataclass
@@ -77,6 +78,12 @@ def import_modules(
                 raise
             loaded.failed.add(path)
             shown, line = _innermost_user_frame(exc, source, display, package_root)
+            unknown = find_unknown_argument(exc)
+            if unknown is not None:
+                found.append(error("load/definition-argument-unknown",
+                                   shown or f"{display}{path}", unknown[0], unknown[1],
+                                   line=line))
+                continue
             found.append(error(
                 "load/import-failed", shown or f"{display}{path}",
                 f"importing `{display}{path}` raised {type(exc).__name__}: {exc}",

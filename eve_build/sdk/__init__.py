@@ -11,7 +11,7 @@ reported together with its file and line, rather than here.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eve_build.sdk.approval import Approval
@@ -86,12 +86,21 @@ def define_tool(
     deferred: bool = False,
     available_in_subagents: bool = True,
     timeout: float | None = None,
+    prompt_snippet: str | None = None,
+    prompt_guidelines: Sequence[str] = (),
 ) -> Tool:
-    """A tool: `execute(input, ctx)` gets a validated `input` model; sync or async."""
+    """A tool: `execute(input, ctx)` gets a validated `input` model; sync or async.
+
+    `prompt_snippet` is the tool's one line in the system prompt (default: its
+    description); `prompt_guidelines` are lines added to the prompt's guidelines while
+    the tool is available."""
     return Tool(
         description=description, input=input, execute=execute, output=output,
         approval=approval, deferred=deferred, available_in_subagents=available_in_subagents,
-        timeout=timeout, identity=_caller_identity(),
+        timeout=timeout, prompt_snippet=prompt_snippet,
+        prompt_guidelines=tuple(prompt_guidelines) if isinstance(
+            prompt_guidelines, list | tuple) else prompt_guidelines,  # type: ignore[arg-type]
+        identity=_caller_identity(),
     )
 
 

@@ -47,6 +47,8 @@ class Tool:
     deferred: bool = False
     available_in_subagents: bool = True
     timeout: float | None = None  # seconds; None: the host's documented default
+    prompt_snippet: str | None = None  # the tool's line in the system prompt
+    prompt_guidelines: tuple[str, ...] = ()  # lines added to the prompt's guidelines
     identity: str = field(default="", compare=False)
 
     def replace(self, **changes: Any) -> Tool:
@@ -71,6 +73,11 @@ class Channel:
     handle: Callable[..., Any] | None = None
     method: str = "POST"
     identity: str = field(default="", compare=False)
+
+    def replace(self, **changes: Any) -> Channel:
+        """A copy with some fields changed (`route=`, `method=`, `handle=`); it keeps the
+        original's identity, so an override can move a mounted channel to another route."""
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,9 +10,10 @@ in the prompt as an error; the rest is rendered.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +28,7 @@ from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Instructions, Tool
 from eve_build.serve.contributions import describe_error
 from eve_build.serve.errors import serve_error
+from eve_build.serve.placeholders import resolve_placeholders
 
 PartKind = Literal["instructions", "dynamic", "guidelines", "tools"]
 
@@ -80,9 +82,8 @@ def assemble_prompt(root: Path, *, subagent: str | None = None,
                     extensions: Sequence[Path] = ()) -> Prompt:
     """Load the agent built in `root` and assemble the prompt (raises DiagnosticsError).
 
-    Guidelines are the local extensions' (DESIGN section 7: `-e` paths, the trusted
-    project folder, `$EVE_HOME/extensions/`), for the root agent; `guidelines`
-    replaces them.
+    Guidelines are the local extensions' (`-e` paths, the trusted project folder,
+    `$EVE_HOME/extensions/`), for the root agent; `guidelines` replaces them.
     """
     with load_agent(root, environ=environ, extensions=extensions) as agent:
         tree = _find_tree(agent, subagent)
@@ -93,11 +94,20 @@ def assemble_prompt(root: Path, *, subagent: str | None = None,
 
 async def _assemble(agent: Agent, tree: CompiledTree, subagent: str | None,
                     guidelines: list[str]) -> Prompt:
-    parts = [await _fragment(agent, item) for item in tree.instructions]
+    surface = agent.surface(subagent)
+    parts: list[PromptPart] = []
+    for item in tree.instructions:
+        part = _resolved(await _fragment(agent, item), surface.tools)
+        if part.text is not None and part.mount is not None and any(
+                p.text == part.text and p.mount is not None for p in parts):
+            continue  # two mounts of one package with a fragment that names no tool
+        parts.append(part)
+    from_tools = [line for name in sorted(surface.tools)
+                  for line in getattr(surface.tools[name].definition, "prompt_guidelines", ())]
+    guidelines = list(dict.fromkeys([*guidelines, *from_tools]))  # tools' after the local ones
     if guidelines:
         parts.append(PromptPart("guidelines", None, None,
                                 "Guidelines:\n" + "\n".join(f"- {g}" for g in guidelines)))
-    surface = agent.surface(subagent)
     tools = [_tool_line(name, surface.tools[name].definition) for name in sorted(surface.tools)]
     if tools:
         parts.append(PromptPart("tools", None, None, "Tools:\n" + "\n".join(tools)))
@@ -130,6 +140,12 @@ async def _fragment(agent: Agent, item: CompiledInstructions) -> PromptPart:
     return PromptPart("dynamic", item.mount, item.file, done.value)
 
 
+def _resolved(part: PromptPart, tools: Collection[str]) -> PromptPart:
+    if part.text is None:
+        return part
+    return dataclasses.replace(part, text=resolve_placeholders(part.text, part.mount, tools))
+
+
 def _binding(agent: Agent, item: CompiledInstructions) -> Binding:
     resolver = agent.resolver
     assert resolver is not None  # set by every loader
@@ -141,7 +157,7 @@ def _binding(agent: Agent, item: CompiledInstructions) -> Binding:
 def _tool_line(name: str, definition: object) -> str:
     if not isinstance(definition, Tool):
         return f"- {name}: (dynamic: described when it is resolved)"
-    return f"- {name}: {definition.description or ''}".rstrip()
+    return f"- {name}: {definition.prompt_snippet or definition.description or ''}".rstrip()
 
 
 def _find_tree(agent: Agent, subagent: str | None) -> CompiledTree:

@@ -187,6 +187,15 @@ def _discover_skills(walk: Walk, directory: str) -> list[SkillEntry]:
     skills: list[SkillEntry] = []
     seen: dict[str, str] = {}
     for entry in walk.children(directory):
+        if entry.is_file and entry.suffix == ".py" and not slots.is_private(entry.name):
+            walk.found.append(error(  # eve resolves these in a sandbox, which this host lacks
+                "discover/skill-dynamic-unsupported", walk.shown(entry.path),
+                f"`{walk.shown(entry.path)}` is a Python module, but skills are markdown: "
+                "dynamic skills are not supported",
+                f"write the skill as `{walk.shown(entry.path)[:-3]}.md` (or a folder with "
+                "SKILL.md); text that must be rendered per mount belongs in `instructions.py`",
+            ))
+            continue
         if (entry.is_file and entry.suffix != ".md") or slots.is_private(entry.name):
             continue
         segment = entry.stem if entry.is_file else entry.name

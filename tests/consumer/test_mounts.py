@@ -87,6 +87,9 @@ def test_two_mounts_of_one_package_are_two_instances(make_app: MakeApp) -> None:
     routes = {c.name: (c.details["route"], c.source) for c in tree.channels}
     assert routes == {"company__webhook": ("/company/webhook", "root-override"),
                       "crm__webhook": ("/crm/webhook", "package")}
+    moved = next(c for c in tree.channels if c.name == "company__webhook")
+    assert moved.details["method"] == "POST"  # kept from the original by replace()
+    assert moved.identity == "acme_crm:channels/webhook.py"
 
 
 def test_a_route_claimed_twice_names_both(make_app: MakeApp) -> None:
@@ -99,8 +102,10 @@ def test_a_route_claimed_twice_names_both(make_app: MakeApp) -> None:
         "agent/extensions/crm.py: error mount/route-conflict: the channels `company__webhook` "
         "(from `agent/extensions/company.py`) and `crm__webhook` (from "
         "`agent/extensions/crm.py`) both claim `POST /crm/webhook`\n"
-        "  hint: give one of them another route: override the channel (e.g. "
-        "`agent/channels/crm__webhook.py`) with `define_channel(route=...)`"
+        "  hint: give one of them another route: override the channel in "
+        "`agent/channels/crm__webhook.py` with `channel = original.replace(route=...)`, "
+        "where `original` is the mounted package's channel (docs/consumer.md, \"Channel "
+        "routes\")"
     ]
 
 

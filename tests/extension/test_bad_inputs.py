@@ -60,6 +60,7 @@ def test_core_reports_code_file_and_line(case: str, tmp_path: Path) -> None:
     assert matching, [d.render() for d in caught.value.diagnostics]
     diagnostic = matching[0]
     assert diagnostic.hint, "every diagnostic tells the user what to do"
+    assert str(expected.get("hint_contains", "")) in diagnostic.hint
     assert read_files(root / "build" / "eve") == PREVIOUS
 
 
@@ -75,6 +76,8 @@ def test_cli_prints_the_file_and_the_fix_without_a_traceback(case: str, tmp_path
     assert f"{location}: error {expected['code']}: " in output
     assert "  hint: " in output
     assert "Traceback" not in output
+    for secret in expected.get("absent", []):  # type: ignore[attr-defined]
+        assert secret not in output
     assert read_files(root / "build" / "eve") == PREVIOUS
 
 

@@ -70,3 +70,28 @@ def test_an_override_of_a_subagent_the_package_lacks_is_a_warning(tmp_path: Path
     [found] = [d for d in build_agent(root).warnings if d.code == "mount/override-unknown"]
     assert found.file == "agent/subagents/crm__auditor/tools/score.py"
     assert "has no subagent of that name" in found.message
+
+
+@pytest.mark.parametrize(("files", "shown", "what"), [
+    ({"subagents/crm__reviewer/agent.py":
+      "from eve_build.sdk import define_agent\n\nagent = define_agent(description='Mine.')\n"},
+     "agent/subagents/crm__reviewer/agent.py", "its description and model"),
+    ({"subagents/crm__reviewer/instructions.md": "Be lenient.\n"},
+     "agent/subagents/crm__reviewer/instructions.md", "its instructions"),
+    ({"extensions/crm/subagents/reviewer/instructions.md": "Be lenient.\n"},
+     "agent/extensions/crm/subagents/reviewer/instructions.md", "its instructions"),
+])
+def test_an_override_folder_cannot_change_the_subagent_itself(
+    tmp_path: Path, files: dict[str, str], shown: str, what: str
+) -> None:
+    mount = ("extensions/crm/extension.py" if shown.startswith("agent/extensions/")
+             else "extensions/crm.py")
+    root = make_app(tmp_path / "app", ["acme-crm"], {mount: CRM, **files})
+    with pytest.raises(DiagnosticsError) as caught:
+        compile_app(root)
+
+    [problem] = [d for d in caught.value.diagnostics if d.code == "mount/override-unsupported"]
+    assert problem.file == shown
+    assert f"would change {what} of the mounted subagent `reviewer`" in problem.message
+    assert "define your own subagent under another name" in problem.hint
+    assert not (root / ".eve" / "compile" / "compiled-agent.json").exists()

@@ -90,3 +90,24 @@ def test_local_guidelines_and_tools_join_the_prompt(prompt_root: Path, tmp_path:
     assert result.exit_code == 0, result.output
     assert "Guidelines:\n- Be brief.\n- Cite ids.\n\nTools:\n" in result.stdout
     assert "- shorten: Shorten a text.\n" in result.stdout
+
+
+def test_a_tools_prompt_snippet_and_guidelines_show_in_the_prompt(
+    prompt_root: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "style.py"
+    script.write_text(
+        "from pydantic import BaseModel\n"
+        "from eve_build.sdk import Spec, define_tool\n\n\n"
+        "class Input(BaseModel):\n    text: str\n\n\n"
+        "def setup(ctx):\n"
+        "    tool = define_tool(description='Shorten a text to ten characters.', input=Input,\n"
+        "                       execute=lambda input, tool_ctx: input.text[:10],\n"
+        "                       prompt_snippet='shorten long quotes before citing them',\n"
+        "                       prompt_guidelines=['Shorten every quote.', 'Be brief.'])\n"
+        "    return Spec(tools={'shorten': tool}, guidelines=['Be brief.'])\n")
+    result = CliRunner().invoke(cli, ["prompt", "--path", str(prompt_root), "-e", str(script)])
+    assert result.exit_code == 0, result.output
+    assert "Guidelines:\n- Be brief.\n- Shorten every quote.\n\nTools:\n" in result.stdout
+    assert "- shorten: shorten long quotes before citing them\n" in result.stdout
+    assert "ten characters" not in result.stdout
