@@ -207,6 +207,11 @@ CODES: dict[str, str] = {
     "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
+    # security: what may enter an artifact (issue 23, items 2, 3, 14, 20, 21)
+    "discover/hard-link-outside": "A source file is a hard link with a name outside the "
+        "source folder.",
+    "pack/path-outside-project": "A file the sdist or wheel would ship is, or leads to, a "
+        "path outside the project.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",
