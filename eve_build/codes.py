@@ -212,6 +212,7 @@ CODES: dict[str, str] = {
         "source folder.",
     "pack/path-outside-project": "A file the sdist or wheel would ship is, or leads to, a "
         "path outside the project.",
+    "pack/output-edited": "The output about to be packed differs from what its build wrote.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",

@@ -52,6 +52,8 @@ class BuildResult:
     imported: tuple[str, ...] = ()  # modules imported by this build (the rest came cached)
     written: bool = True  # False when the output already held exactly these files
     checked: bool = True  # False when the stamp said nothing changed (nothing was run)
+    digests: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """sha256 (hex) of every output file, by path under the output folder (full builds)."""
     _manifest: Manifest | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -86,14 +88,16 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 
 
 def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
-                    workers: int | None = None) -> BuildResult:
+                    workers: int | None = None, verify: bool = False) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically).
 
     Its modules are imported and checked in worker processes (`eve_build.engine`),
     through the build cache unless `use_cache` is False; `workers` forces how many
     (None: one for a small extension, all cores for a large one). An output that would
     not change is not rewritten, and when the build stamp says nothing changed since
-    the last build (engine.stamp), nothing is imported or checked either."""
+    the last build (engine.stamp), nothing is imported or checked either. `verify`
+    (what the hook and `eve extension pack` ask for) trusts the stamp only when every
+    output file still has the content hash the build recorded."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project)
     if write and escape:  # before anything is written, the cache beside the output included
@@ -109,19 +113,19 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     if write and use_cache and not escape:
         fingerprint, sources = derive_build_fingerprint(
             project.source_dir, project.root / PYPROJECT, environment) or (None, {})
-        stamp = find_current_build(cache_dir, fingerprint, project.output_dir
-                                   ) if fingerprint else None
+        stamp = find_current_build(cache_dir, fingerprint, project.output_dir,
+                                   verify=verify) if fingerprint else None
         if stamp is not None:
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
                                tools=stamp.tools, requires=stamp.requires, written=False,
-                               checked=False)
+                               checked=False, digests=stamp.digests)
     result = _build_in_full(project, budget, use_cache=use_cache and not escape,
                             write=write, workers=workers, sources=sources,
                             environment=environment)
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
-                                     result.warnings))
+                                     result.warnings, result.digests))
     return result
 
 
@@ -163,7 +167,23 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     return BuildResult(project=project, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
                        tools=len(manifest.contributions.get("tools", [])),
-                       requires=dict(manifest.requires), written=written, _manifest=manifest)
+                       requires=dict(manifest.requires), written=written, _manifest=manifest,
+                       digests=derive_digests(files, manifest, project.import_name))
+
+
+def derive_digests(files: dict[str, bytes], manifest: Manifest, import_name: str
+                   ) -> dict[str, str]:
+    """sha256 of every output file: the manifest's hashes for the shipped sources, the
+    rest (generated modules, the manifest) hashed here."""
+    shipped = f"{import_name}/{SOURCE_PACKAGE}/"
+    digests = {}
+    for relative, data in files.items():
+        recorded = manifest.files.get(relative.removeprefix(shipped), "")
+        if relative.startswith(shipped) and recorded.startswith("sha256:"):
+            digests[relative] = recorded.removeprefix("sha256:")
+        else:
+            digests[relative] = hashlib.sha256(data).hexdigest()
+    return digests
 
 
 def find_unreadable_instructions(layout: SourceLayout, source: Path,

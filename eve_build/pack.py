@@ -132,7 +132,7 @@ def pack_extension(
     outside = find_root_links_outside(root)
     if outside:
         raise DiagnosticsError("cannot pack extension", outside)
-    build = build_extension(root)
+    build = build_extension(root, verify=True)
     if importlib.util.find_spec("build") is None:
         raise EveBuildError(
             "the `build` frontend is not installed in this environment",
