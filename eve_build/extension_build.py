@@ -112,7 +112,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     environment = derive_environment_digest(project.dependencies)
     if write and use_cache and not escape:
         fingerprint, sources = derive_build_fingerprint(
-            project.source_dir, project.root / PYPROJECT, environment) or (None, {})
+            project.source_dir, project.root / PYPROJECT, environment, project.root
+        ) or (None, {})
         stamp = find_current_build(cache_dir, fingerprint, project.output_dir,
                                    verify=verify) if fingerprint else None
         if stamp is not None:

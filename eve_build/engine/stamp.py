@@ -10,8 +10,9 @@ The stamp skips all of it. It records, beside the cache:
   and modification time of every module of the running eve-build (an eve-build
   edited in place, same version, builds again: the whole output depends on its
   generator, not only on its checking code); pyproject.toml; and the path and bytes
-  of every file under the source folder (all of them, not only those the build
-  reads: conservative);
+  of every file under the source folder, linked folders inside the package
+  included, with each link's text (all of them, not only those the build reads:
+  conservative; `engine.stamp_sources`);
 - what the output folder held when the build ended: each file's size, modification
   time, change time and inode, so an output edited or removed by hand is noticed
   (an edit that keeps the size and puts the mtime back still moves the change time,
@@ -24,7 +25,9 @@ the output is exactly as the build left it; the build then imports, checks and
 writes nothing. A stamp that is missing, unreadable or of another format is no
 stamp: the build runs in full and writes a new one. The stamp is written after
 the output, so a build killed in between leaves an old stamp whose fingerprint
-or output no longer matches.
+or output no longer matches. A check elsewhere that finds the output stale
+(`eve build`'s freshness) discards the stamp (`discard_stamp`) before it rebuilds,
+so no later build trusts it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
+from eve_build.engine.stamp_sources import read_source_files
 from eve_build.output.writer import read_file_states
 
 STAMP_FILE = "build-stamp.json"
@@ -62,21 +66,28 @@ class Stamp:
 OutputState = tuple[int, int, int, int]
 
 
-def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
+def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str,
+                             package_root: Path | None = None
                              ) -> tuple[str, dict[str, bytes]] | None:
     """The digest of everything a build of this extension reads, with the bytes of every
     source file it read on the way (a full build uses them instead of reading again);
-    None when a file cannot be read. `environment` is engine.cache's environment digest."""
+    None when the stamp cannot vouch for the tree (`engine.stamp_sources`: a link out of
+    the package, a file that is not regular or cannot be read). `environment` is
+    engine.cache's environment digest."""
     hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
-    sources: dict[str, bytes] = {}
     try:
         hasher.update(pyproject.read_bytes())
-        for relative in _walk_files(source_dir):
-            data = sources[relative] = (source_dir / relative).read_bytes()
-            hasher.update(f"\0{relative}\0{len(data)}\0".encode())
-            hasher.update(data)
     except OSError:
         return None
+    found = read_source_files(source_dir, package_root or pyproject.parent)
+    if found is None:
+        return None
+    sources, notes = found
+    for relative, data in sources.items():
+        hasher.update(f"\0{relative}\0{len(data)}\0".encode())
+        hasher.update(data)
+    for note in notes:
+        hasher.update(f"\0{note}".encode())
     return hasher.hexdigest(), sources
 
 
@@ -136,6 +147,13 @@ def find_changed_content(output: Path, digests: dict[str, str]) -> list[str]:
         if data is None or hashlib.sha256(data).hexdigest() != digest:
             changed.append(relative)
     return changed
+
+
+def discard_stamp(cache_dir: Path) -> None:
+    """Forget the last build's stamp: a check found its output or sources not as it
+    recorded, so the next build runs in full."""
+    with contextlib.suppress(OSError):
+        (cache_dir / STAMP_FILE).unlink()
 
 
 def read_stamp(path: Path) -> Stamp | None:
