@@ -26,7 +26,12 @@ from eve_build.engine.stamp import (
     write_stamp,
 )
 from eve_build.errors import DiagnosticsError
-from eve_build.output.guards import find_foreign_output, find_output_escape, is_output_current
+from eve_build.output.guards import (
+    find_foreign_output,
+    find_output_escape,
+    find_unsafe_output,
+    is_output_current,
+)
 from eve_build.output.writer import repair_output, write_tree
 from eve_build.project.pyproject import (
     PYPROJECT,
@@ -99,7 +104,7 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     (what the hook and `eve extension pack` ask for) trusts the stamp only when every
     output file still has the content hash the build recorded."""
     project = locate_extension_project(locate_extension_root(root))
-    escape = find_output_escape(project)
+    escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
         raise DiagnosticsError(f"cannot build extension `{project.name}`", escape)
     if write:
