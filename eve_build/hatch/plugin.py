@@ -92,14 +92,11 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         """What hatchling would pack besides the hook's own output: the project's files
         only (`eve_build.hatch.shipped`)."""
         from eve_build.hatch.build_data import HookBuildError
+        from eve_build.hatch.selection import list_shipped_files
         from eve_build.hatch.shipped import find_unsafe_inclusions
 
-        builder = self.build_config.builder
-        try:
-            files = [(f.path, f.distribution_path) for f in builder.recurse_included_files()]
-        except ValueError:  # a wheel with no file selection: the hook's output is all it ships
-            forced = self.build_config.get_force_include()
-            files = [(f.path, f.distribution_path) for f in builder.recurse_forced_files(forced)]
+        files = [(f.path, f.distribution_path)
+                 for f in list_shipped_files(self.build_config.builder)]
         unsafe = find_unsafe_inclusions(Path(self.root), files)
         if unsafe:
             raise HookBuildError("\n".join(d.render() for d in unsafe))

@@ -73,3 +73,29 @@ def test_a_hard_link_outside_fails_the_sdist_and_the_wheel(
     assert ("extension/lib/notes.txt: error discover/hard-link-outside: "
             "`extension/lib/notes.txt` is a hard link with 1 other name") in wheel
     assert not (root / "build" / "eve").exists()
+
+
+def test_eve_extension_pack_lists_every_host_file_before_it_builds(
+        copy_fixture: Copy, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eve_build.cli import app
+
+    root = copy_fixture("extensions/gizmo")
+    (root / "docs").mkdir()
+    (root / "docs" / "users.txt").symlink_to("/etc/passwd")
+    with (root / "pyproject.toml").open("a") as stream:
+        stream.write('\n[tool.hatch.build.targets.wheel.force-include]\n'
+                     '"/etc/passwd" = "passwd.txt"\n')
+
+    result = CliRunner().invoke(app, ["extension", "pack", "--path", str(root),
+                                      "--no-isolation", "--outdir", str(tmp_path / "dist")])
+
+    assert result.exit_code == 1
+    assert ("docs/users.txt: error pack/path-outside-project: `docs/users.txt` would ship "
+            "`/etc/passwd`") in result.output
+    assert ("passwd.txt: error pack/path-outside-project: `passwd.txt` would ship "
+            "`/etc/passwd`") in result.output
+    assert "error: cannot pack extension: 2 errors" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "dist").exists() and not (root / "build" / "eve").exists()
