@@ -21,6 +21,7 @@ from eve_build.project.options import find_key_line as find_key_line
 from eve_build.project.options import find_output_overlap, find_unknown_options
 from eve_build.project.values import (
     RESERVED_IMPORTS,
+    derive_all_dependencies,
     derive_toml_kind,
     find_invalid_requirements,
     find_undeclared_externals,
@@ -111,7 +112,9 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
         found.append(error("project/name-missing", PYPROJECT,
                            f"`[project].version` is a {derive_toml_kind(version)}, not a string",
                            f'quote it: `version = "{version}"` (a TOML number '
-                           "loses trailing zeros and is no PEP 440 version)",
+                           "loses trailing zeros and is no PEP 440 version)"
+                           if isinstance(version, int | float) and not isinstance(version, bool)
+                           else 'write it as a string, e.g. `version = "0.1.0"`',
                            line=find_key_line(text, "project", "version")))
     elif not isinstance(version, str):
         found.append(error("project/name-missing", PYPROJECT, "`[project].version` is missing",
@@ -154,7 +157,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
         externals = []
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
-    dependencies = _all_dependencies(project)
+    dependencies = derive_all_dependencies(project)
     import_timeout, problems = parse_import_timeout(
         table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
     found.extend(problems)
@@ -234,17 +237,6 @@ def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnos
                            "package", f'write it as `{key} = "{default}"`'))
         return default
     return value
-
-
-def _all_dependencies(project: dict[str, Any]) -> list[str]:
-    listed = project.get("dependencies", [])
-    deps = [d for d in listed if isinstance(d, str)] if isinstance(listed, list) else []
-    optional = project.get("optional-dependencies", {})
-    if isinstance(optional, dict):
-        for group in optional.values():
-            if isinstance(group, list):
-                deps.extend(d for d in group if isinstance(d, str))
-    return deps
 
 
 def _is_str_list(value: object) -> bool:

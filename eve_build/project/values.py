@@ -37,6 +37,18 @@ def derive_toml_kind(value: Any) -> str:
     return type(value).__name__
 
 
+def derive_all_dependencies(project: dict[str, Any]) -> list[str]:
+    """Every dependency string of `[project]`, optional groups included."""
+    listed = project.get("dependencies", [])
+    deps = [d for d in listed if isinstance(d, str)] if isinstance(listed, list) else []
+    optional = project.get("optional-dependencies", {})
+    if isinstance(optional, dict):
+        for group in optional.values():
+            if isinstance(group, list):
+                deps.extend(d for d in group if isinstance(d, str))
+    return deps
+
+
 def find_invalid_requirements(project: dict[str, Any], text: str) -> list[Diagnostic]:
     """An error for each dependency string that is not a PEP 508 requirement."""
     from packaging.requirements import InvalidRequirement, Requirement  # only when checked
