@@ -18,11 +18,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from eve_build.engine.stamp import derive_build_fingerprint
-from eve_build.extension_build import derive_digests, locate_extension_project
+from eve_build.extension_build import locate_extension_project
 from eve_build.hatch.shipped import find_unsafe_inclusions
 from eve_build.load.fields import _has_json_form
 from eve_build.manifest import read_manifest
 from eve_build.output.guards import find_unsafe_output
+from eve_build.output.shipping import derive_digests
 from eve_build.project.pyproject import read_pyproject
 from eve_build.project.values import find_invalid_requirements
 from eve_build.source import tree
@@ -97,7 +98,7 @@ def measure_checks(root: Path, tools: int) -> dict[str, float]:
         "PEP 508 check of the dependencies": cpu_seconds(
             lambda: find_invalid_requirements(data["project"], ""), 50),
         "content hashes of the output for the stamp": cpu_seconds(
-            lambda: derive_digests(files, manifest, project.import_name), 5),
+            lambda: derive_digests(files, manifest.files, project.import_name), 5),
         f"JSON form of {tools + 1} defaults (workers)": (tools + 1) * cpu_seconds(
             lambda: _has_json_form(default), 2000),
         "pack only: shipped-file check of the sdist (not in a build)": cpu_seconds(

@@ -142,6 +142,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     bytes already read (by the stamp's fingerprint), by path under the source folder."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
+    from eve_build.output.shipping import derive_digests
     from eve_build.source.discover import discover_source
 
     collected = Diagnostics()
@@ -174,22 +175,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
                        tools=len(manifest.contributions.get("tools", [])),
                        requires=dict(manifest.requires), written=written, _manifest=manifest,
-                       digests=derive_digests(files, manifest, project.import_name))
-
-
-def derive_digests(files: dict[str, bytes], manifest: Manifest, import_name: str
-                   ) -> dict[str, str]:
-    """sha256 of every output file: the manifest's hashes for the shipped sources, the
-    rest (generated modules, the manifest) hashed here."""
-    shipped = f"{import_name}/{SOURCE_PACKAGE}/"
-    digests = {}
-    for relative, data in files.items():
-        recorded = manifest.files.get(relative.removeprefix(shipped), "")
-        if relative.startswith(shipped) and recorded.startswith("sha256:"):
-            digests[relative] = recorded.removeprefix("sha256:")
-        else:
-            digests[relative] = hashlib.sha256(data).hexdigest()
-    return digests
+                       digests=derive_digests(files, manifest.files, project.import_name))
 
 
 def find_unreadable_instructions(layout: SourceLayout, source: Path,

@@ -11,8 +11,10 @@ what is still different here was changed during the build, and is refused.
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
+from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 
 if TYPE_CHECKING:
@@ -36,3 +38,19 @@ def find_output_unlike_build(result: BuildResult) -> list[Diagnostic]:
         "the manifest's), so it is not packed",
         "build again (`eve extension build`) and do not edit the generated output by hand",
     ) for relative in sorted(edited)]
+
+
+def derive_digests(files: dict[str, bytes], hashes: dict[str, str], import_name: str
+                   ) -> dict[str, str]:
+    """sha256 of every output file: the manifest's hashes for the shipped sources (`hashes`), the
+    rest (generated modules, the manifest) hashed here."""
+    shipped = f"{import_name}/{SOURCE_PACKAGE}/"
+    digests = {}
+    for relative, data in files.items():
+        recorded = hashes.get(relative.removeprefix(shipped), "")
+        if relative.startswith(shipped) and recorded.startswith("sha256:"):
+            digests[relative] = recorded.removeprefix("sha256:")
+        else:
+            digests[relative] = hashlib.sha256(data).hexdigest()
+    return digests
+
