@@ -212,6 +212,8 @@ CODES: dict[str, str] = {
         "source folder.",
     "pack/path-outside-project": "A file the sdist or wheel would ship is, or leads to, a "
         "path outside the project.",
+    "pack/file-not-regular": "A file the sdist or wheel would ship is a FIFO, socket or "
+        "device.",
     "pack/output-edited": "The output about to be packed differs from what its build wrote.",
     "project/dependency-invalid": "A `[project].dependencies` entry is not a PEP 508 "
         "requirement.",

@@ -10,7 +10,7 @@ path named (`pack/path-outside-project`):
 
 - a file whose real path (every symlink followed) is outside the project root;
 - anything that is not a regular file (a FIFO or a device would hang or fill the
-  archive);
+  archive), `pack/file-not-regular`;
 - a regular file with other hard links than those among the shipped files (the
   rule of `eve_build.source.links`: a file's other names cannot be found cheaply).
 
@@ -55,9 +55,10 @@ def find_unsafe_inclusions(root: Path, files: Iterable[tuple[str, str]]) -> list
             continue
         if not stat.S_ISREG(info.st_mode):
             found.append(error(
-                "pack/path-outside-project", shipped,
+                "pack/file-not-regular", shipped,
                 f"`{shipped}` is not a regular file (a FIFO, socket or device), so no archive "
-                "can hold it", HINT))
+                "can hold it", f"remove `{shipped}`, or exclude it in `[tool.hatch.build]` "
+                "(`exclude`)"))
         elif info.st_nlink > 1:
             linked[(info.st_dev, info.st_ino)].add(real)
             counted.append((shipped, (info.st_dev, info.st_ino), info.st_nlink))

@@ -75,6 +75,19 @@ def test_a_hard_link_outside_fails_the_sdist_and_the_wheel(
     assert not (root / "build" / "eve").exists()
 
 
+def test_a_fifo_in_the_project_fails_the_sdist_without_hanging(
+        copy_fixture: Copy, tmp_path: Path) -> None:
+    root = copy_fixture("extensions/gizmo")
+    (root / "docs").mkdir()
+    os.mkfifo(root / "docs" / "pipe")
+
+    output = _refused(root, tmp_path / "dist", "--sdist")  # the run's time limit bounds it
+
+    assert ("docs/pipe: error pack/file-not-regular: `docs/pipe` is not a regular file "
+            "(a FIFO, socket or device)") in output
+    assert "exclude it in `[tool.hatch.build]`" in output
+
+
 def test_eve_extension_pack_lists_every_host_file_before_it_builds(
         copy_fixture: Copy, tmp_path: Path) -> None:
     from typer.testing import CliRunner
