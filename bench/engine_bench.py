@@ -13,6 +13,11 @@ workers, sampled every 20 ms (the sampling itself costs CPU).
   edited     one tool module changed since the last build
   unchanged  nothing changed since the last build
 
+`--checks` (with the largest size) also times each check issue 23 added (hard links,
+the stamp's walk, output guards, PEP 508 dependencies, output hashes, JSON defaults;
+bench/check_costs.py) in-process by CPU time, and prints their sum as a share of the
+cold build's CPU time, which a loaded machine changes less than wall time.
+
 `--twin` also builds the same tools with the TypeScript eve 0.80.1 installed by
 ../shared/reference-eve.sh (the `EVE_REFERENCE` environment variable may name another
 install script) and prints the ratios reference / eve-build.
@@ -110,12 +115,30 @@ def reference_path() -> str | None:
     return match.group(1) if done.returncode == 0 and match else None
 
 
+def report_checks(root: Path, size: int, cold: Run, edited: Run) -> None:
+    """Each issue-23 check's CPU time, and the sum of those a build runs vs the cold build."""
+    from check_costs import measure_checks
+
+    costs = measure_checks(root, size)
+    in_build = sum(v for k, v in costs.items() if not k.startswith("pack only"))
+    print(f"\n| check ({size} tools) | CPU (ms) |\n|---|---:|", file=sys.stderr)
+    for name, seconds in costs.items():
+        print(f"| {name} | {seconds * 1000:.2f} |", file=sys.stderr)
+    print(f"| **sum in a build** | **{in_build * 1000:.2f}** |\n\ncold build CPU "
+          f"{cold.cpu:.2f} s (wall {cold.wall:.2f} s): the checks are "
+          f"{100 * in_build / cold.cpu:.2f}% of its CPU time; of the rebuild after a one-tool "
+          f"edit ({edited.cpu:.2f} s CPU), {100 * in_build / edited.cpu:.2f}%\n",
+          file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--twin", action="store_true", help="also run the TypeScript eve")
+    parser.add_argument("--checks", action="store_true",
+                        help="also time the issue-23 checks against the cold build")
     args = parser.parse_args()
     eve = str(Path(sys.executable).parent / "eve")
     env = {**os.environ}
@@ -141,6 +164,8 @@ def main() -> None:
                 ts_env = {**env, "PATH": f"{twin_path}{env.get('PATH', '')}"}
                 theirs = measure(["eve", "extension", "build"], ts, ts / "extension", ".ts",
                                  [ts / "dist"], args.repeat, ts_env)
+            if args.checks and size == max(args.sizes):
+                report_checks(root, size, ours["cold"], ours["edited"])
             for case in CASES:
                 mine = ours[case]
                 row = (f"| {size} | {case} | {mine.wall:.2f} | {mine.cpu:.2f} | "

@@ -216,6 +216,20 @@ CODES: dict[str, str] = {
     "compat/output-edited": "An installed extension's files differ from its manifest hashes.",
     "internal/unexpected": "eve-build hit an unexpected error (a bug): a short report, no "
         "traceback.",
+    # security: what may enter an artifact (issue 23, items 2, 3, 14, 20, 21)
+    "discover/hard-link-outside": "A source file is a hard link with a name outside the "
+        "source folder.",
+    "pack/path-outside-project": "A file the sdist or wheel would ship is, or leads to, a "
+        "path outside the project.",
+    "pack/file-not-regular": "A file the sdist or wheel would ship is a FIFO, socket or "
+        "device.",
+    "pack/output-edited": "The output about to be packed differs from what its build wrote.",
+    "project/dependency-invalid": "A `[project].dependencies` entry is not a PEP 508 "
+        "requirement.",
+    "project/output-unsafe": "`tool.eve.extension.output` is a file, a dangling symlink or "
+        "inside an earlier build's output.",
+    "model/default-not-json": "A field's default has no JSON form, so the manifest's schema "
+        "shows none.",
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",

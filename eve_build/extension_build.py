@@ -26,7 +26,12 @@ from eve_build.engine.stamp import (
     write_stamp,
 )
 from eve_build.errors import DiagnosticsError
-from eve_build.output.guards import find_foreign_output, find_output_escape, is_output_current
+from eve_build.output.guards import (
+    find_foreign_output,
+    find_output_escape,
+    find_unsafe_output,
+    is_output_current,
+)
 from eve_build.output.writer import repair_output, write_tree
 from eve_build.project.pyproject import (
     PYPROJECT,
@@ -52,6 +57,8 @@ class BuildResult:
     imported: tuple[str, ...] = ()  # modules imported by this build (the rest came cached)
     written: bool = True  # False when the output already held exactly these files
     checked: bool = True  # False when the stamp said nothing changed (nothing was run)
+    digests: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """sha256 (hex) of every output file, by path under the output folder (full builds)."""
     _manifest: Manifest | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -86,16 +93,18 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 
 
 def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
-                    workers: int | None = None) -> BuildResult:
+                    workers: int | None = None, verify: bool = False) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically).
 
     Its modules are imported and checked in worker processes (`eve_build.engine`),
     through the build cache unless `use_cache` is False; `workers` forces how many
     (None: one for a small extension, all cores for a large one). An output that would
     not change is not rewritten, and when the build stamp says nothing changed since
-    the last build (engine.stamp), nothing is imported or checked either."""
+    the last build (engine.stamp), nothing is imported or checked either. `verify`
+    (what the hook and `eve extension pack` ask for) trusts the stamp only when every
+    output file still has the content hash the build recorded."""
     project = locate_extension_project(locate_extension_root(root))
-    escape = find_output_escape(project)
+    escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
         raise DiagnosticsError(f"cannot build extension `{project.name}`", escape)
     if write:
@@ -108,20 +117,21 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     environment = derive_environment_digest(project.dependencies)
     if write and use_cache and not escape:
         fingerprint, sources = derive_build_fingerprint(
-            project.source_dir, project.root / PYPROJECT, environment) or (None, {})
-        stamp = find_current_build(cache_dir, fingerprint, project.output_dir
-                                   ) if fingerprint else None
+            project.source_dir, project.root / PYPROJECT, environment, project.root
+        ) or (None, {})
+        stamp = find_current_build(cache_dir, fingerprint, project.output_dir,
+                                   verify=verify) if fingerprint else None
         if stamp is not None:
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
                                tools=stamp.tools, requires=stamp.requires, written=False,
-                               checked=False)
+                               checked=False, digests=stamp.digests)
     result = _build_in_full(project, budget, use_cache=use_cache and not escape,
                             write=write, workers=workers, sources=sources,
                             environment=environment)
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
-                                     result.warnings))
+                                     result.warnings, result.digests))
     return result
 
 
@@ -132,6 +142,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     bytes already read (by the stamp's fingerprint), by path under the source folder."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
+    from eve_build.output.shipping import derive_digests
     from eve_build.source.discover import discover_source
 
     collected = Diagnostics()
@@ -163,7 +174,8 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     return BuildResult(project=project, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
                        tools=len(manifest.contributions.get("tools", [])),
-                       requires=dict(manifest.requires), written=written, _manifest=manifest)
+                       requires=dict(manifest.requires), written=written, _manifest=manifest,
+                       digests=derive_digests(files, manifest.files, project.import_name))
 
 
 def find_unreadable_instructions(layout: SourceLayout, source: Path,

@@ -130,9 +130,13 @@ def pack_extension(
     """
     root = locate_extension_root(root)  # the nearest `[tool.eve.extension]` project upward
     outside = find_root_links_outside(root)
+    if not outside:  # what hatchling would pack, all at once rather than the hook's failure
+        from eve_build.hatch.selection import find_unsafe_artifact_files
+
+        outside = find_unsafe_artifact_files(root)
     if outside:
         raise DiagnosticsError("cannot pack extension", outside)
-    build = build_extension(root)
+    build = build_extension(root, verify=True)
     if importlib.util.find_spec("build") is None:
         raise EveBuildError(
             "the `build` frontend is not installed in this environment",

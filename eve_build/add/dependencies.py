@@ -15,18 +15,31 @@ from packaging.utils import canonicalize_name
 from tomlkit.items import Array, Table
 
 
+class DependenciesNotListError(ValueError):
+    """`[project].dependencies` exists but is not an array: it is not replaced."""
+
+
 def derive_pyproject_text(text: str, requirement: str, *,
                           uv_source: dict[str, Any] | None = None) -> str:
     """`text` with `requirement` in `[project].dependencies` (and `uv_source` under
-    `[tool.uv.sources]`); raises tomlkit's ParseError for invalid TOML."""
+    `[tool.uv.sources]`); raises tomlkit's ParseError for invalid TOML and
+    DependenciesNotListError when `[project].dependencies` is there but no array."""
     document = tomlkit.parse(text)
     name = canonicalize_name(Requirement(requirement).name)
     project = document.get("project")
+    if project is not None and not isinstance(project, Table):
+        raise DependenciesNotListError(
+            f"`project` is a {type(project.unwrap()).__name__}, not the `[project]` table: "
+            "adding a dependency would replace it")
     if not isinstance(project, Table):
         project = tomlkit.table()
         document["project"] = project
     dependencies = project.get("dependencies")
-    if not isinstance(dependencies, Array):
+    if dependencies is not None and not isinstance(dependencies, Array):
+        raise DependenciesNotListError(
+            f"`[project].dependencies` is a {type(dependencies.unwrap()).__name__}, not a list "
+            "of requirements: adding to it would drop what it holds")
+    if dependencies is None:
         dependencies = tomlkit.array()
         project["dependencies"] = dependencies
     if not any(_names(item) == name for item in dependencies):

@@ -15,8 +15,9 @@ import importlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from eve_build.add.dependencies import derive_pyproject_text
+from eve_build.add.dependencies import DependenciesNotListError, derive_pyproject_text
 from eve_build.add.installer import (
     Runner,
     derive_install_command,
@@ -25,12 +26,12 @@ from eve_build.add.installer import (
     run_command,
 )
 from eve_build.add.mount_file import serialize_mount_file
+from eve_build.add.namespace import find_namespace_problems
 from eve_build.add.target import TITLE, derive_candidate
 from eve_build.consumer.app import locate_app
 from eve_build.consumer.build import replace_file
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
-from eve_build.naming import find_segment_problems
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.slots import MOUNTS_DIRECTORY
 
@@ -57,14 +58,16 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
     if not pyproject.is_file():
         raise _fail("add/project-invalid", PYPROJECT, f"there is no `{PYPROJECT}` in "
                     f"`{app.root}`", "create the agent project's pyproject.toml first")
+    mount_dir = app.agent_dir / MOUNTS_DIRECTORY
+    if namespace is not None and find_namespace_problems(namespace):  # before anything else
+        _refuse_namespace(namespace, f"{app.display}{MOUNTS_DIRECTORY}/{namespace[:40]}.py")
     environment = locate_environment(app.root)
     candidate = derive_candidate(target, app.root, environment, runner)
     manifest = candidate.manifest
     namespace = namespace or manifest.package.import_name
-    mount_dir = app.agent_dir / MOUNTS_DIRECTORY
     mount_file = mount_dir / f"{namespace}.py"
     shown = f"{app.display}{MOUNTS_DIRECTORY}/{namespace}.py"
-    problems = find_segment_problems(namespace)
+    problems = find_namespace_problems(namespace, _tool_names(manifest.contributions))
     if problems:
         raise _fail("add/namespace-invalid", shown, f"`{namespace}` cannot be a namespace: "
                     f"{'; '.join(problems)}", "pick another with `--as NS`; nothing was changed")
@@ -76,6 +79,10 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
     try:
         after = derive_pyproject_text(before, candidate.requirement,
                                       uv_source=candidate.uv_source)
+    except DependenciesNotListError as exc:
+        raise _fail("add/project-invalid", PYPROJECT, str(exc),
+                    'write it as a list, e.g. `dependencies = ["acme-crm"]`; nothing was '
+                    "changed") from None
     except Exception as exc:  # tomlkit's ParseError and friends: the user's TOML is wrong
         raise _fail("add/project-invalid", PYPROJECT, f"`{PYPROJECT}` cannot be edited: {exc}",
                     "fix its TOML syntax; nothing was changed") from None
@@ -91,10 +98,20 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
     mount = serialize_mount_file(manifest.package.import_name, namespace, manifest.config)
     replace_file(mount_file, mount.text.encode("utf-8"))
     _build(app.root, environment.python, runner)
-    tools = tuple(f"{namespace}__{t['name']}" for t in manifest.contributions.get("tools", [])
-                  if isinstance(t, dict) and "name" in t)
+    tools = tuple(f"{namespace}__{name}" for name in _tool_names(manifest.contributions))
     return AddResult(namespace, manifest.package.name, manifest.package.version, mount_file,
                      pyproject, mount.env, tools, tuple(command))
+
+
+def _tool_names(contributions: dict[str, Any]) -> list[str]:
+    return [str(t["name"]) for t in contributions.get("tools", [])
+            if isinstance(t, dict) and "name" in t]
+
+
+def _refuse_namespace(namespace: str, shown: str) -> None:
+    raise _fail("add/namespace-invalid", shown, f"`{namespace[:40]}` cannot be a namespace: "
+                f"{'; '.join(find_namespace_problems(namespace))}",
+                "pick another with `--as NS`; nothing was changed")
 
 
 def _build(app_root: Path, python: Path, runner: Runner) -> None:

@@ -21,6 +21,8 @@ from typing import Literal
 
 from eve_build.consumer.freshness import is_up_to_date
 from eve_build.diagnostics import Diagnostic, Severity, error
+from eve_build.engine.cache import locate_cache_dir
+from eve_build.engine.stamp import discard_stamp
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.project.pyproject import PYPROJECT
 
@@ -76,7 +78,8 @@ def prepare_members(
                                   project.import_name)
             if is_up_to_date(project):
                 statuses.append(status)
-            else:
+            else:  # a stale output must not be vouched for by the last build's stamp
+                discard_stamp(locate_cache_dir(project.output_dir))
                 stale.append(status)
         built = ([_copy_to_scratch(s, scratch, len(statuses) + i) for i, s in enumerate(stale)]
                  if scratch else stale)

@@ -10,10 +10,14 @@ The stamp skips all of it. It records, beside the cache:
   and modification time of every module of the running eve-build (an eve-build
   edited in place, same version, builds again: the whole output depends on its
   generator, not only on its checking code); pyproject.toml; and the path and bytes
-  of every file under the source folder (all of them, not only those the build
-  reads: conservative);
-- what the output folder held when the build ended: each file's size and
-  modification time, so an output edited or removed by hand is noticed;
+  of every file under the source folder, linked folders inside the package
+  included, with each link's text (all of them, not only those the build reads:
+  conservative; `engine.stamp_sources`);
+- what the output folder held when the build ended: each file's size, modification
+  time, change time and inode, so an output edited or removed by hand is noticed
+  (an edit that keeps the size and puts the mtime back still moves the change time,
+  which no user can set), and each file's content hash, which `verify` compares
+  where an output is about to be packed (the hook, `eve extension pack`);
 - what the command reports: the files, the tool count, `requires`, warnings.
 
 `find_current_build` returns that record when the fingerprint is the same and
@@ -21,7 +25,9 @@ the output is exactly as the build left it; the build then imports, checks and
 writes nothing. A stamp that is missing, unreadable or of another format is no
 stamp: the build runs in full and writes a new one. The stamp is written after
 the output, so a build killed in between leaves an old stamp whose fingerprint
-or output no longer matches.
+or output no longer matches. A check elsewhere that finds the output stale
+(`eve build`'s freshness) discards the stamp (`discard_stamp`) before it rebuilds,
+so no later build trusts it.
 """
 
 from __future__ import annotations
@@ -31,15 +37,16 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
+from eve_build.engine.stamp_sources import read_source_files
 from eve_build.output.writer import read_file_states
 
 STAMP_FILE = "build-stamp.json"
-FORMAT = "eve-build-stamp-1"
+FORMAT = "eve-build-stamp-2"
 _SKIPPED_DIRS = frozenset({"__pycache__"})
 
 
@@ -48,28 +55,39 @@ class Stamp:
     """What a finished build left and reported."""
 
     fingerprint: str
-    output: dict[str, tuple[int, int]]  # relative path -> (size, mtime in ns)
+    output: dict[str, OutputState]  # relative path -> (size, mtime, ctime in ns, inode)
     files: tuple[str, ...]
     tools: int
     requires: dict[str, str]
     warnings: tuple[Diagnostic, ...]
+    digests: dict[str, str] = field(default_factory=dict)  # relative path -> sha256 hex
 
 
-def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
+OutputState = tuple[int, int, int, int]
+
+
+def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str,
+                             package_root: Path | None = None
                              ) -> tuple[str, dict[str, bytes]] | None:
     """The digest of everything a build of this extension reads, with the bytes of every
     source file it read on the way (a full build uses them instead of reading again);
-    None when a file cannot be read. `environment` is engine.cache's environment digest."""
+    None when the stamp cannot vouch for the tree (`engine.stamp_sources`: a link out of
+    the package, a file that is not regular or cannot be read). `environment` is
+    engine.cache's environment digest."""
     hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
-    sources: dict[str, bytes] = {}
     try:
         hasher.update(pyproject.read_bytes())
-        for relative in _walk_files(source_dir):
-            data = sources[relative] = (source_dir / relative).read_bytes()
-            hasher.update(f"\0{relative}\0{len(data)}\0".encode())
-            hasher.update(data)
     except OSError:
         return None
+    found = read_source_files(source_dir, package_root or pyproject.parent)
+    if found is None:
+        return None
+    sources, notes = found
+    for relative, data in sources.items():
+        hasher.update(f"\0{relative}\0{len(data)}\0".encode())
+        hasher.update(data)
+    for note in notes:
+        hasher.update(f"\0{note}".encode())
     return hasher.hexdigest(), sources
 
 
@@ -95,19 +113,47 @@ def _walk_files(folder: Path) -> list[str]:
     return sorted(found)
 
 
-def read_output_state(output: Path) -> dict[str, tuple[int, int]]:
-    """Size and modification time of every file under `output` (empty: none)."""
-    return {relative: (info.st_size, info.st_mtime_ns)
+def read_output_state(output: Path) -> dict[str, OutputState]:
+    """Size, modification and change time and inode of every file under `output`
+    (empty: none)."""
+    return {relative: (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
             for relative, info in read_file_states(output).items()}
 
 
-def find_current_build(cache_dir: Path, fingerprint: str, output: Path) -> Stamp | None:
+def find_current_build(cache_dir: Path, fingerprint: str, output: Path, *,
+                       verify: bool = False) -> Stamp | None:
     """The stamp of the last build when it is still true: same fingerprint, and the
-    output exactly as that build left it. None: build in full."""
+    output exactly as that build left it (with `verify`, byte for byte: every file's
+    content hash too). None: build in full."""
     stamp = read_stamp(cache_dir / STAMP_FILE)
     if stamp is None or stamp.fingerprint != fingerprint:
         return None
-    return stamp if read_output_state(output) == stamp.output else None
+    if read_output_state(output) != stamp.output:
+        return None
+    if verify and (stamp.digests.keys() != stamp.output.keys()
+                   or find_changed_content(output, stamp.digests)):
+        return None
+    return stamp
+
+
+def find_changed_content(output: Path, digests: dict[str, str]) -> list[str]:
+    """The files under `output` whose bytes no longer have the recorded sha256, sorted."""
+    changed = []
+    for relative, digest in sorted(digests.items()):
+        try:
+            data = (output / relative).read_bytes()
+        except OSError:
+            data = None
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
+            changed.append(relative)
+    return changed
+
+
+def discard_stamp(cache_dir: Path) -> None:
+    """Forget the last build's stamp: a check found its output or sources not as it
+    recorded, so the next build runs in full."""
+    with contextlib.suppress(OSError):
+        (cache_dir / STAMP_FILE).unlink()
 
 
 def read_stamp(path: Path) -> Stamp | None:
@@ -117,7 +163,9 @@ def read_stamp(path: Path) -> Stamp | None:
             return None
         return Stamp(
             fingerprint=str(data["fingerprint"]),
-            output={str(k): (int(v[0]), int(v[1])) for k, v in data["output"].items()},
+            output={str(k): (int(v[0]), int(v[1]), int(v[2]), int(v[3]))
+                    for k, v in data["output"].items()},
+            digests={str(k): str(v) for k, v in data["digests"].items()},
             files=tuple(str(f) for f in data["files"]), tools=int(data["tools"]),
             requires={str(k): str(v) for k, v in data["requires"].items()},
             warnings=tuple(Diagnostic.from_json(w) for w in data["warnings"]))
@@ -132,6 +180,7 @@ def write_stamp(cache_dir: Path, stamp: Stamp) -> None:
         "output": {k: list(v) for k, v in sorted(stamp.output.items())},
         "files": list(stamp.files), "tools": stamp.tools, "requires": stamp.requires,
         "warnings": [w.to_json() for w in stamp.warnings],
+        "digests": dict(sorted(stamp.digests.items())),
     }
     with contextlib.suppress(OSError):
         cache_dir.mkdir(parents=True, exist_ok=True)

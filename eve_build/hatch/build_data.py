@@ -28,9 +28,17 @@ class HookBuildError(EveBuildError, RuntimeError):
 
 
 def run_extension_build(root: Path, options: HookOptions) -> BuildResult:
-    """`build_extension(root)`, with failures turned into one readable HookBuildError."""
+    """`build_extension(root, verify=True)`, with failures turned into one readable
+    HookBuildError; the output it hands to hatchling has the manifest's content hashes
+    (`eve_build.output.shipping`)."""
+    from eve_build.output.shipping import find_output_unlike_build
+
     try:
-        return build_extension(root)
+        result = build_extension(root, verify=True)
+        edited = find_output_unlike_build(result)
+        if edited:
+            raise DiagnosticsError("the output changed while it was being packed", edited)
+        return result
     except DiagnosticsError as exc:
         lines = [diagnostic.render() for diagnostic in exc.diagnostics]
         lines.append(f"error: {exc.message}")

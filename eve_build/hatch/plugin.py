@@ -52,9 +52,11 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         options = parse_hook_options(self.config)
         if self.target_name == SDIST_TARGET:
             self._refuse_links_outside()
+            self._refuse_unsafe_inclusions()
             self._warn_if_output_ships()
         if self.target_name != WHEEL_TARGET:
             return
+        self._refuse_unsafe_inclusions()
         # Imported here: hatchling loads every installed hook plugin for every build
         # (and for `get_requires_for_build_wheel`), and only an eve wheel needs these.
         from eve_build.hatch import build_data as data
@@ -85,6 +87,19 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         outside = find_root_links_outside(Path(self.root))
         if outside:
             raise HookBuildError("\n".join(d.render() for d in outside))
+
+    def _refuse_unsafe_inclusions(self) -> None:
+        """What hatchling would pack besides the hook's own output: the project's files
+        only (`eve_build.hatch.shipped`)."""
+        from eve_build.hatch.build_data import HookBuildError
+        from eve_build.hatch.selection import list_shipped_files
+        from eve_build.hatch.shipped import find_unsafe_inclusions
+
+        files = [(f.path, f.distribution_path)
+                 for f in list_shipped_files(self.build_config.builder)]
+        unsafe = find_unsafe_inclusions(Path(self.root), files)
+        if unsafe:
+            raise HookBuildError("\n".join(d.render() for d in unsafe))
 
     def _warn_if_output_ships(self) -> None:
         """The sdist should carry sources only; say so when a stale output would ship."""

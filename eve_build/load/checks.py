@@ -10,11 +10,13 @@ from __future__ import annotations
 import inspect
 import json
 import typing
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from eve_build.cron import find_cron_problems
 from eve_build.diagnostics import Diagnostic, error
@@ -64,7 +66,9 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
     if undefined is not None:
         return {}, [undefined]
     try:
-        schema = model.model_json_schema()
+        with warnings.catch_warnings():  # a default with no JSON form: our own warning says so
+            warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
+            schema = model.model_json_schema()
     except Exception as exc:
         return {}, [where.error(code, f"the {what} `{model.__name__}` has no JSON Schema: "
                                 f"{describe_message(exc, 300)}",

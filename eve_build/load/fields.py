@@ -7,6 +7,10 @@
 - A default that does not validate against its own field (`units: int = "metric"`)
   is a warning: pydantic does not validate defaults, so the mistake would surface
   only when a caller leaves the field out.
+- A default with no JSON form (`object()`, a module, `b"\\xff"`) is a warning
+  (`model/default-not-json`): the manifest's schema leaves it out (pydantic's own
+  warning, which names a site-packages file, is not printed), so consumers see no
+  default although the runtime has one.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import builtins
 import contextlib
 import difflib
 import inspect
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -73,7 +78,25 @@ def find_invalid_defaults(model: type[BaseModel], file: str, fallback: int | Non
                 "gets this value unchecked", line=line or fallback))
         except Exception:  # a type TypeAdapter cannot build: the schema check reports it
             continue
+        if not _has_json_form(info.default):
+            _, line = _locate(model, file, lambda node, field=name: _target(node) == field)
+            found.append(warning(
+                "model/default-not-json", file, f"the default of field `{name}` of "
+                f"`{model.__name__}` is a `{type(info.default).__name__}`, which has no JSON "
+                "form, so the manifest's schema shows no default for it",
+                "use a JSON value (text, a number, a boolean, a list or a dict) as the "
+                "default, or `Field(default_factory=...)`", line=line or fallback))
     return found
+
+
+def _has_json_form(value: object) -> bool:
+    from pydantic_core import to_jsonable_python
+
+    try:
+        json.dumps(to_jsonable_python(value), allow_nan=False)
+    except Exception:  # PydanticSerializationError, TypeError, ValueError, RecursionError
+        return False
+    return True
 
 
 def _locate(model: type[BaseModel], file: str, match: Any) -> tuple[str | None, int | None]:

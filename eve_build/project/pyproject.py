@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from eve_build.diagnostics import Diagnostic, error
@@ -20,6 +19,13 @@ from eve_build.project.options import DEFAULT_OUTPUT as DEFAULT_OUTPUT
 from eve_build.project.options import PYPROJECT as PYPROJECT
 from eve_build.project.options import find_key_line as find_key_line
 from eve_build.project.options import find_output_overlap, find_unknown_options
+from eve_build.project.values import (
+    RESERVED_IMPORTS,
+    derive_all_dependencies,
+    derive_toml_kind,
+    find_invalid_requirements,
+    find_undeclared_externals,
+)
 
 DEFAULT_SOURCE = "extension"
 
@@ -83,18 +89,34 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     assert isinstance(project, dict)
     name = project.get("name")
     version = project.get("version")
-    if not isinstance(name, str) or not name:
+    if name is not None and not isinstance(name, str):
+        found.append(error("project/name-missing", PYPROJECT,
+                           f"`[project].name` is a {derive_toml_kind(name)}, not a string",
+                           'write it as a string, e.g. `name = "acme-crm"`',
+                           line=find_key_line(text, "project", "name")))
+        name = None
+    elif not isinstance(name, str) or not name:
         found.append(error("project/name-missing", PYPROJECT, "`[project].name` is missing",
                            'add `name = "my-extension"` under `[project]`'))
     else:
         found.extend(
             error("project/name-invalid", PYPROJECT, f"`[project].name` `{name}` {problem}",
+                  f'give the package a name of its own, e.g. `name = "{name}-extension"`'
+                  if "shadow" in problem else
                   'use letters, digits and `-`, starting with a letter, e.g. `name = "acme-crm"`',
                   line=find_key_line(text, "project", "name"))
             for problem in find_distribution_name_problems(name)
         )
         name = name if not find_distribution_name_problems(name) else None
-    if not isinstance(version, str):
+    if version is not None and not isinstance(version, str):
+        found.append(error("project/name-missing", PYPROJECT,
+                           f"`[project].version` is a {derive_toml_kind(version)}, not a string",
+                           f'quote it: `version = "{version}"` (a TOML number '
+                           "loses trailing zeros and is no PEP 440 version)"
+                           if isinstance(version, int | float) and not isinstance(version, bool)
+                           else 'write it as a string, e.g. `version = "0.1.0"`',
+                           line=find_key_line(text, "project", "version")))
+    elif not isinstance(version, str):
         found.append(error("project/name-missing", PYPROJECT, "`[project].version` is missing",
                            'add `version = "0.1.0"` under `[project]` (eve needs a static '
                            "version for the manifest)"))
@@ -135,7 +157,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
         externals = []
     found.extend(find_output_overlap(source, output,
                                      find_key_line(text, "tool.eve.extension", "output")))
-    dependencies = _all_dependencies(project)
+    dependencies = derive_all_dependencies(project)
     import_timeout, problems = parse_import_timeout(
         table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
     found.extend(problems)
@@ -144,6 +166,8 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
                            "`[project].dependencies` must be a list of requirement strings",
                            'write it as `dependencies = ["eve-build", "pydantic>=2"]`',
                            line=find_key_line(text, "project", "dependencies")))
+    else:
+        found.extend(find_invalid_requirements(project, text))
     if not (root / source).is_dir():
         found.append(error(
             "project/source-missing", PYPROJECT,
@@ -181,7 +205,7 @@ def find_distribution_name_problems(name: str) -> list[str]:
     import_name = derive_import_name(name)
     if not import_name.isidentifier() or keyword.iskeyword(import_name):
         return [f"gives the import name `{import_name}`, which is not a Python identifier"]
-    if import_name in sys.stdlib_module_names:
+    if import_name in sys.stdlib_module_names or import_name in RESERVED_IMPORTS:
         return [f"gives the import name `{import_name}`, which would shadow the standard "
                 "library"]
     if import_name in SHADOWED_IMPORTS:
@@ -199,6 +223,12 @@ def _text(root: Path) -> str:
 
 def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnostic]) -> str:
     value = table.get(key, default)
+    if isinstance(value, str) and value.startswith("~"):
+        found.append(error("project/option-invalid", PYPROJECT,
+                           f"`tool.eve.extension.{key}` `{value[:80]}` starts with `~`, which is "
+                           "not expanded: it would be a folder named `~` inside the package",
+                           f'use a folder relative to the package, e.g. `{key} = "{default}"`'))
+        return default
     if not isinstance(value, str) or not value or Path(value).is_absolute() or ".." in Path(
         value
     ).parts:
@@ -209,43 +239,5 @@ def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnos
     return value
 
 
-def _all_dependencies(project: dict[str, Any]) -> list[str]:
-    listed = project.get("dependencies", [])
-    deps = [d for d in listed if isinstance(d, str)] if isinstance(listed, list) else []
-    optional = project.get("optional-dependencies", {})
-    if isinstance(optional, dict):
-        for group in optional.values():
-            if isinstance(group, list):
-                deps.extend(d for d in group if isinstance(d, str))
-    return deps
-
-
 def _is_str_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def find_undeclared_externals(
-    externals: list[str], dependencies: list[str], line: int | None = None
-) -> list[Diagnostic]:
-    """External dependencies must also be (optional) dependencies of the package."""
-    if not externals:
-        return []
-    from packaging.requirements import InvalidRequirement, Requirement  # only when needed
-
-    declared = set()
-    for dep in dependencies:
-        try:
-            declared.add(canonicalize_name(Requirement(dep).name))
-        except InvalidRequirement:
-            continue
-    return [
-        error(
-            "project/external-dependency-undeclared", PYPROJECT,
-            f"`{name}` is listed in `tool.eve.extension.external-dependencies` but is not a "
-            "dependency of the package",
-            f'add "{name}" to `[project].dependencies` (or an optional-dependencies group)',
-            line=line,
-        )
-        for name in sorted(externals)
-        if canonicalize_name(name) not in declared
-    ]

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import find_segment_problems, suggest_segment
-from eve_build.source.tree import SourceTree, TreeEntry, join
+from eve_build.source.links import find_outside_hard_links
+from eve_build.source.tree import HardLink, SourceTree, TreeEntry, join
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,10 @@ def derive_broken_link(walk: Walk, node: Node) -> Diagnostic:
 
 
 def discover_files(walk: Walk) -> list[str]:
-    """Every file the output ships, sorted; reports symlinks that leave the package."""
+    """Every file the output ships, sorted; reports symlinks that leave the package and
+    hard links with names outside the tree (`eve_build.source.links`)."""
     files: list[str] = []
+    linked: list[tuple[str, HardLink]] = []
 
     def visit(directory: str) -> None:
         for node in walk.entries(directory):
@@ -129,6 +132,13 @@ def discover_files(walk: Walk) -> list[str]:
                 visit(node.path)
             elif node.is_file:
                 files.append(node.path)
+                if node.entry.hard_link is not None:
+                    linked.append((node.path, node.entry.hard_link))
 
     visit("")
+    if linked:
+        refused = find_outside_hard_links(linked, walk.shown)
+        walk.found.extend(refused)
+        dropped = {d.file for d in refused}
+        files = [path for path in files if walk.shown(path) not in dropped]
     return files
