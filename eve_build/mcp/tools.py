@@ -31,6 +31,7 @@ APPROVAL_REFUSED_HINT = ("this tool needs approval; an MCP client cannot be aske
 async def derive_mcp_tools(agent: Agent, subagent: str | None) -> list[types.Tool]:
     """One MCP tool per agent tool, sorted; a dynamic tool that cannot resolve is left out."""
     listed: list[types.Tool] = []
+    await agent.asurface(subagent)  # the connections' tools open without blocking the loop
     for name in agent.tools(subagent):
         try:
             tool = await agent.aresolve_tool(name, subagent=subagent)

@@ -1,0 +1,107 @@
+"""The tools of an agent's MCP connections are tools of the loaded agent
+(`<connection>__<tool>`), reached with the SDK's client: listed with their schemas,
+called through the hook pipeline, absent (with a warning) when the server is down."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+from eve_build.diagnostics import Diagnostic
+from eve_build.runtime.loader import load_agent
+from tests.connections.conftest import TOKEN
+from tests.mcp.conftest import eve_command
+
+REMOTE_TOOLS = {"add", "count", "echo", "refuse"}
+
+
+def hub_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "eve-mcp-connections"]
+
+
+def test_connection_tools_are_listed_with_their_schemas(connected_app: Path,
+                                                        connected_env: dict[str, str]) -> None:
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        names = set(agent.tools())
+        surface = agent.surface()
+        add = surface.tools["remote__add"].definition
+        problems = agent.connections.diagnostics if agent.connections else []
+
+    for connection in ("remote", "legacy", "crm__api"):  # static, dynamic over SSE, mounted
+        assert {f"{connection}__{t}" for t in REMOTE_TOOLS} <= names, connection
+    assert "crm__search" in names  # the mount's own tools are still there
+    assert not any(name.startswith("down__") for name in names)
+    assert add.description == "Add two numbers."
+    assert add.input is not None
+    schema = add.input.model_json_schema()
+    assert set(schema["properties"]) == {"a", "b"} and schema["required"] == ["a", "b"]
+    assert not any("get.version" in name for name in names)
+    by_code: dict[str, list[Diagnostic]] = {}
+    for problem in problems:
+        by_code.setdefault(problem.code, []).append(problem)
+    [down] = by_code.pop("connection/unreachable")
+    assert (down.severity.value, down.file) == ("warning", "agent/connections/down.py")
+    assert "its tools are left out" in down.message
+    skipped = by_code.pop("connection/tool-skipped")  # one per connection serving it
+    assert {p.file for p in skipped} == {"agent/connections/remote.py",
+                                         "agent/connections/legacy.py",
+                                         "acme_crm/extension/connections/api.py"}
+    assert any("`remote__get.version` is not a name model providers accept" in p.message
+               for p in skipped)
+    assert by_code == {}
+    assert all(TOKEN not in p.message + p.hint for p in problems)
+    assert hub_threads() == []  # closed with the agent
+
+
+def test_calls_go_through_the_hooks_and_shape_the_results(connected_app: Path,
+                                                          connected_env: dict[str, str]) -> None:
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        added = agent.call_tool("remote__add", {"a": 2, "b": 3})
+        echoed = agent.call_tool("legacy__echo", {"text": "plain text"})  # over SSE
+        mounted = agent.call_tool("crm__api__add", {"a": 1, "b": 1})
+        refused = agent.call_tool("remote__refuse", {"why": "as planned"})
+        blocked = agent.call_tool("remote__echo", {"text": "a forbidden word"})
+        counted = agent.call_tool("remote__count", {"steps": 2})
+        invalid = agent.call_tool("remote__add", {"a": "many"})
+
+    assert (added.status, added.value) == ("ok", {"total": 5})  # structured content
+    assert (echoed.status, echoed.value) == ("ok", "plain text")  # one text: a str
+    assert mounted.value == {"total": 2}
+    assert refused.status == "failed" and "refused: as planned" in (refused.error or "")
+    assert blocked.status == "blocked" and "`forbidden` is not allowed here" in (
+        blocked.error or "")
+    assert counted.value == {"result": "counted 2"} and counted.progress == ("step 1", "step 2")
+    assert invalid.status == "failed" and "validation" in (invalid.error or "").lower()
+
+
+def test_a_listing_opens_nothing_for_a_call_of_the_agents_own_tool(
+        connected_app: Path, connected_env: dict[str, str]) -> None:
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        result = agent.call_tool("crm__search", {"query": "ada"})
+        started = hub_threads()
+
+    assert result.status == "ok"
+    assert started == []
+
+
+def test_eve_call_reaches_a_connection_tool(connected_app: Path, connected_env: dict[str, str],
+                                            tmp_path: Path) -> None:
+    env = {**connected_env, "EVE_HOME": str(tmp_path / "home"),
+           "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(eve_command("call", "remote__add", '{"a": 20, "b": 22}', "--path",
+                                      str(connected_app)),
+                          capture_output=True, text=True, env=env, timeout=120)
+    missing = subprocess.run(eve_command("call", "down__add", "{}", "--path",
+                                         str(connected_app)),
+                             capture_output=True, text=True, env=env, timeout=120)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"total": 42}
+    assert missing.returncode == 1
+    assert "the agent has no tool `down__add`" in missing.stderr
+    assert "the MCP connection `down` did not open" in missing.stderr
+    for run in (done, missing):
+        assert TOKEN not in run.stdout + run.stderr
+        assert "Traceback" not in run.stderr
