@@ -9,6 +9,7 @@ test run.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -49,6 +50,12 @@ def create_server() -> MCPServer:
         for step in range(1, steps + 1):
             await ctx.report_progress(step, steps, f"step {step}")
         return f"counted {steps}"
+
+    @server.tool()
+    async def wait(seconds: float) -> str:
+        """Sleep, then answer."""
+        await asyncio.sleep(seconds)
+        return "waited"
 
     @server.tool(name="get.version")
     def version() -> str:

@@ -19,7 +19,7 @@ def test_an_sse_only_server_is_probed_over_sse(connected_app: Path,
 
     rows = {row["name"]: row["probe"] for row in data["connections"] if "probe" in row}
     assert rows["legacy"] == {"status": "ok", "reachable": True, "transport": "sse",
-                              "tools": ["add", "count", "echo", "get.version", "refuse"],
+                              "tools": ["add", "count", "echo", "get.version", "refuse", "wait"],
                               "error": None}
     assert rows["remote"]["transport"] == "streamable-http"
     assert rows["crm__api"]["transport"] == "sse"
@@ -40,7 +40,8 @@ def test_a_refused_token_is_unauthorized_not_unreachable(connected_app: Path,
         assert "HTTP 401, unauthorized" in rows[name]["error"]
     assert "    unauthorized: the MCP connection `remote` was refused" in result.stdout
     assert "    unreachable: the MCP connection `down`" in result.stdout
-    assert "tools: add, count, echo, get.version, refuse (over SSE)" in result.stdout  # crm__api
+    # crm__api (over SSE):
+    assert "tools: add, count, echo, get.version, refuse, wait (over SSE)" in result.stdout
     assert result.exit_code == 1
     shown = result.stdout + result.stderr + json.dumps(data)
     assert "wrong-token-value" not in shown and TOKEN not in shown

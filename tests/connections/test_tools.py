@@ -4,17 +4,23 @@ called through the hook pipeline, absent (with a warning) when the server is dow
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import threading
 from pathlib import Path
 
+import pytest
+
 from eve_build.diagnostics import Diagnostic
+from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent
+from eve_build.runtime.surface import Surface
+from eve_build.sdk.mount import ToolResult
 from tests.connections.conftest import TOKEN
 from tests.mcp.conftest import eve_command
 
-REMOTE_TOOLS = {"add", "count", "echo", "refuse"}
+REMOTE_TOOLS = {"add", "count", "echo", "refuse", "wait"}
 
 
 def hub_threads() -> list[threading.Thread]:
@@ -105,3 +111,41 @@ def test_eve_call_reaches_a_connection_tool(connected_app: Path, connected_env: 
     for run in (done, missing):
         assert TOKEN not in run.stdout + run.stderr
         assert "Traceback" not in run.stderr
+
+
+def test_a_call_past_the_tool_timeout_fails_and_the_connection_goes_on(
+        connected_app: Path, connected_env: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVE_TOOL_TIMEOUT", "1")
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        late = agent.call_tool("remote__wait", {"seconds": 30})
+        after = agent.call_tool("remote__add", {"a": 1, "b": 2})
+
+    assert late.status == "failed"
+    assert "did not finish within its 1 s timeout" in (late.error or "")
+    assert after.value == {"total": 3}
+
+
+def test_async_code_opens_the_connections_without_blocking_its_loop(
+        connected_app: Path, connected_env: dict[str, str]) -> None:
+    ticks: list[int] = []
+
+    async def session(agent: Agent) -> tuple[Surface, ToolResult]:
+        async def tick() -> None:  # runs only while the loop is free
+            while True:
+                ticks.append(1)
+                await asyncio.sleep(0.001)
+
+        ticker = asyncio.ensure_future(tick())
+        try:
+            surface = await agent.asurface()
+            return surface, await agent.acall_tool("remote__echo", {"text": "from a loop"})
+        finally:
+            ticker.cancel()
+
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        surface, result = asyncio.run(session(agent))
+
+    assert "remote__echo" in surface.tools
+    assert result.value == "from a loop"
+    assert len(ticks) > 1  # the loop went on while the connections opened
