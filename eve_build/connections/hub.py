@@ -43,6 +43,7 @@ class HeldClient:
     tools: list[types.Tool] = field(default_factory=list)
     statuses: list[int] = field(default_factory=list)
     closed: str | None = None  # why the client ended, once it has
+    reopening: asyncio.Lock = field(default_factory=asyncio.Lock)
     _stop: asyncio.Event | None = None
     _task: asyncio.Task[None] | None = None
 
@@ -65,6 +66,7 @@ class HeldClient:
                     stack, self.url, self.headers, timeout=timeout, statuses=self.statuses,
                     read_timeout=None)
                 self.tools = await list_all_tools(self.client, timeout)
+                self.closed = None
                 ready.set_result(None)
                 assert self._stop is not None
                 await self._stop.wait()
@@ -78,12 +80,14 @@ class HeldClient:
             self.client = None
             self.closed = self.closed or "closed"
 
-    async def stop(self) -> None:
+    async def stop(self, why: str = "closed by the agent") -> None:
+        """Leave the client (its task does, bounded); `open` may start it again."""
+        self.closed = why
         if self._stop is not None:
-            self.closed = self.closed or "closed by the agent"
             self._stop.set()
         if self._task is not None:
             await asyncio.wait([self._task], timeout=CLOSE_TIMEOUT)
+        self.client = None
 
 
 async def list_all_tools(client: Client, timeout: float) -> list[types.Tool]:

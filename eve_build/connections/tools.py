@@ -187,14 +187,18 @@ class ConnectionTools:
                     arguments: dict[str, Any], ctx: ToolContext) -> Any:
         """One `tools/call` on the hub's loop; the value, or ToolCallError with the reason."""
         from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
 
-        if held.client is None:  # it closed since: open it again, once per call
-            try:
-                await held.open(self.timeout)
-            except Exception:  # any failure to reconnect is the same answer
-                raise ToolCallError(f"the MCP connection `{connection}` closed "
-                                    f"({held.closed}) and cannot be opened again now") from None
-        assert held.client is not None
+        async with held.reopening:  # it closed since: open it again, once for every caller
+            if held.client is None:
+                try:
+                    await held.open(self.timeout)
+                except Exception:  # any failure to reconnect is the same answer
+                    raise ToolCallError(f"the MCP connection `{connection}` closed "
+                                        f"({held.closed}) and cannot be opened again now"
+                                        ) from None
+        if held.client is None:
+            raise ToolCallError(f"the MCP connection `{connection}` closed ({held.closed})")
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             step = progress
@@ -203,12 +207,17 @@ class ConnectionTools:
         try:
             result = await held.client.call_tool(tool, arguments, progress_callback=progress)
         except MCPError as exc:
-            raise ToolCallError(f"the MCP server of `{connection}` answered: {exc.message}"
-                                ) from None
+            if exc.code != CONNECTION_CLOSED:
+                raise ToolCallError(f"the MCP server of `{connection}` answered: {exc.message}"
+                                    ) from None
+            failure = "closed"
         except Exception as exc:  # the transport failed: say so without its text
-            raise ToolCallError(f"the MCP connection `{connection}` failed during the call "
-                                f"({type(exc).__name__})") from None
-        return derive_remote_value(result)
+            failure = type(exc).__name__
+        else:
+            return derive_remote_value(result)
+        await held.stop(f"failed ({failure})")  # the next call opens it again
+        raise ToolCallError(f"the MCP connection `{connection}` failed during the call "
+                            f"({failure})")
 
     def _warn(self, problem: Diagnostic) -> None:
         self.diagnostics.append(problem)

@@ -55,14 +55,18 @@ connection = define_connection(url=env("CRM_MCP_URL"), kind="mcp",
 '''
 
 
+def start_server(port: int, transport: str) -> subprocess.Popen[bytes]:
+    """The test server on 127.0.0.1:port (it exits by itself after 300 s)."""
+    env = {**os.environ, "REMOTE_TOKEN": TOKEN, "REMOTE_LIFETIME": "300"}
+    return subprocess.Popen([sys.executable, "-m", "tests.connections.remote_server",
+                             str(port), transport], cwd=REPO, env=env)
+
+
 @pytest.fixture(scope="session")
 def remote_servers() -> Iterator[dict[str, str]]:
     """{"streamable-http": URL, "sse": URL} of two running servers."""
     ports = {"streamable-http": free_port(), "sse": free_port()}
-    env = {**os.environ, "REMOTE_TOKEN": TOKEN, "REMOTE_LIFETIME": "300"}
-    processes = [subprocess.Popen([sys.executable, "-m", "tests.connections.remote_server",
-                                   str(port), transport], cwd=REPO, env=env)
-                 for transport, port in ports.items()]
+    processes = [start_server(port, transport) for transport, port in ports.items()]
     try:
         for port in ports.values():
             wait_for_port(port)

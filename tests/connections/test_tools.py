@@ -17,7 +17,8 @@ from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent
 from eve_build.runtime.surface import Surface
 from eve_build.sdk.mount import ToolResult
-from tests.connections.conftest import TOKEN
+from tests.connections.conftest import TOKEN, start_server, wait_for_port
+from tests.mcp.servers import free_port
 from tests.mcp.conftest import eve_command
 
 REMOTE_TOOLS = {"add", "count", "echo", "refuse", "wait"}
@@ -149,3 +150,27 @@ def test_async_code_opens_the_connections_without_blocking_its_loop(
     assert "remote__echo" in surface.tools
     assert result.value == "from a loop"
     assert len(ticks) > 1  # the loop went on while the connections opened
+
+
+def test_a_server_that_restarts_is_reached_again(connected_app: Path,
+                                                 connected_env: dict[str, str]) -> None:
+    port = free_port()
+    env = {**connected_env, "REMOTE_MCP_URL": f"http://127.0.0.1:{port}/mcp"}
+    server = start_server(port, "streamable-http")
+    try:
+        wait_for_port(port)
+        with load_agent(connected_app, environ=env, local=False) as agent:
+            first = agent.call_tool("remote__add", {"a": 1, "b": 1})
+            server.terminate()
+            server.wait(30)
+            gone = agent.call_tool("remote__add", {"a": 1, "b": 2})
+            server = start_server(port, "streamable-http")
+            wait_for_port(port)
+            back = agent.call_tool("remote__add", {"a": 2, "b": 2})
+    finally:
+        server.terminate()
+        server.wait(30)
+
+    assert first.value == {"total": 2}
+    assert gone.status == "failed" and "the MCP connection `remote`" in (gone.error or "")
+    assert back.value == {"total": 4}
