@@ -18,8 +18,8 @@ from eve_build.runtime.loader import load_agent
 from eve_build.runtime.surface import Surface
 from eve_build.sdk.mount import ToolResult
 from tests.connections.conftest import TOKEN, start_server, wait_for_port
-from tests.mcp.servers import free_port
 from tests.mcp.conftest import eve_command
+from tests.mcp.servers import free_port
 
 REMOTE_TOOLS = {"add", "count", "echo", "refuse", "wait"}
 
