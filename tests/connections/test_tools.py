@@ -9,6 +9,7 @@ import json
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,25 @@ def test_a_server_that_restarts_is_reached_again(connected_app: Path,
     assert first.value == {"total": 2}
     assert gone.status == "failed" and "the MCP connection `remote`" in (gone.error or "")
     assert back.value == {"total": 4}
+
+
+def test_the_agents_mcp_server_serves_its_connection_tools(
+        connected_app: Path, connected_env: dict[str, str]) -> None:
+    from mcp import Client
+
+    from eve_build.serve import create_app
+    from tests.mcp.servers import serving
+
+    async def scenario(url: str) -> dict[str, Any]:
+        async with asyncio.timeout(60), Client(url, read_timeout_seconds=30) as client:
+            return {"tools": {t.name: t for t in (await client.list_tools()).tools},
+                    "echo": await client.call_tool("crm__api__echo", {"text": "hi there"})}
+
+    app = create_app(connected_app, mcp=True, environ=connected_env, schedules=False)
+    with serving(app) as url:
+        got = asyncio.run(scenario(f"{url}/mcp"))
+
+    add = got["tools"]["remote__add"]
+    assert add.description == "Add two numbers."
+    assert set(add.input_schema["properties"]) == {"a", "b"}
+    assert [(b.type, b.text) for b in got["echo"].content] == [("text", "hi there")]
