@@ -20,14 +20,19 @@ import concurrent.futures
 import importlib.util
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import urlsplit
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, create_model
 
 from eve_build.connections.client import describe_failure
 from eve_build.connections.hub import ConnectionHub, HeldClient
+from eve_build.connections.remote import (
+    ConnectedTools,
+    RemoteInput,
+    derive_remote_value,
+    is_http_url,
+)
 from eve_build.connections.resolve import ResolvedConnection, discover_connections
 from eve_build.diagnostics import Diagnostic, Severity, warning
 from eve_build.runtime.surface import Surface
@@ -46,17 +51,6 @@ OPEN_TIMEOUT = 10.0
 TIMEOUT_VARIABLE = "EVE_CONNECTION_TIMEOUT"
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What model providers accept as a tool name."""
-
-
-class RemoteInput(BaseModel):
-    """Arguments of a connection's tool: passed on; the server checks them."""
-
-    model_config = ConfigDict(extra="allow")
-    remote_schema: ClassVar[dict[str, Any]] = {}
-
-    @classmethod
-    def model_json_schema(cls, *_args: Any, **_kwargs: Any) -> dict[str, Any]:
-        return dict(cls.remote_schema)
 
 
 class ConnectionTools:
@@ -129,7 +123,7 @@ class ConnectionTools:
             self._warn(Diagnostic(file=problem.file, line=problem.line, code=problem.code,
                                   message=problem.message + ": its tools are left out",
                                   hint=problem.hint, severity=Severity.WARNING))
-        targets = [c for c in resolved if c.kind == "mcp" and c.url and _is_http(c.url)]
+        targets = [c for c in resolved if c.kind == "mcp" and c.url and is_http_url(c.url)]
         held = [HeldClient(c.url or "", dict(c.headers)) for c in targets]
         self._hub.held.extend(held)
         outcomes = await asyncio.gather(*(h.open(self.timeout) for h in held),
@@ -222,48 +216,3 @@ class ConnectionTools:
     def _warn(self, problem: Diagnostic) -> None:
         self.diagnostics.append(problem)
         logger.warning("%s", problem.message)
-
-
-def derive_remote_value(result: types.CallToolResult) -> Any:
-    """A `tools/call` result as a tool value: its structured content, else its one text,
-    else its content blocks as JSON; an error result raises ToolCallError with its text."""
-    from mcp import types
-
-    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
-    if result.is_error:
-        raise ToolCallError("\n".join(texts) or "the MCP server answered an error")
-    if result.structured_content is not None:
-        return result.structured_content
-    if len(result.content) == 1 and texts:
-        return texts[0]
-    if not result.content:
-        return None
-    return [block.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for block in result.content]
-
-
-class ConnectedTools(Mapping[str, ToolEntry]):
-    """A tree's own tools, then its connections' (loaded the first time they are needed:
-    a name found among its own tools never opens a connection)."""
-
-    def __init__(self, own: Mapping[str, ToolEntry],
-                 load: Callable[[], Mapping[str, ToolEntry]]) -> None:
-        self._own = own
-        self._load = load
-
-    def __getitem__(self, name: str) -> ToolEntry:
-        if name in self._own:
-            return self._own[name]
-        return self._load()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._own
-        yield from (name for name in self._load() if name not in self._own)
-
-    def __len__(self) -> int:
-        return len(self._own) + sum(1 for name in self._load() if name not in self._own)
-
-
-def _is_http(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
