@@ -31,7 +31,7 @@ def test_other_content_is_its_blocks_as_json() -> None:
 
 
 def test_an_error_result_fails_with_its_text() -> None:
-    with pytest.raises(ToolCallError, match="^no such record$"):
+    with pytest.raises(ToolCallError, match=r"^no such record$"):
         derive_remote_value(types.CallToolResult(content=[text("no such record")],
                                                  is_error=True))
     with pytest.raises(ToolCallError, match="answered an error"):
