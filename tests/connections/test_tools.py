@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import subprocess
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.runtime.agent import Agent
+from eve_build.runtime.agent import Agent, ToolNotFoundError
 from eve_build.runtime.loader import load_agent
 from eve_build.runtime.surface import Surface
 from eve_build.sdk.mount import ToolResult
@@ -197,3 +198,17 @@ def test_the_agents_mcp_server_serves_its_connection_tools(
     assert add.description == "Add two numbers."
     assert set(add.input_schema["properties"]) == {"a", "b"}
     assert [(b.type, b.text) for b in got["echo"].content] == [("text", "hi there")]
+
+
+def test_no_log_line_carries_a_header_value(connected_app: Path, connected_env: dict[str, str],
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    env = {**connected_env, "LEGACY_MCP_URL": connected_env["DOWN_MCP_URL"]}
+    with caplog.at_level(logging.DEBUG), load_agent(connected_app, environ=env,
+                                                    local=False) as agent:
+        agent.call_tool("remote__add", {"a": 1, "b": 2})
+        with pytest.raises(ToolNotFoundError):  # down: logged as a warning
+            agent.call_tool("legacy__add", {"a": 1, "b": 2})
+
+    assert "the MCP connection `legacy` cannot be reached" in caplog.text
+    assert "HTTP Request: POST" in caplog.text  # the HTTP client did log at DEBUG
+    assert TOKEN not in caplog.text
