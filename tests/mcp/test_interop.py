@@ -23,16 +23,22 @@ START_TIMEOUT = 60.0
 
 
 @contextmanager
-def eve_serve(app: Path, env: dict[str, str], *flags: str) -> Iterator[str]:
-    """`eve serve --port 0 --json FLAGS` in a subprocess; yields its `/mcp` URL."""
-    process = subprocess.Popen(eve_command("serve", "--path", str(app), "--port", "0",
-                                           "--json", "--no-access-log", *flags),
+def eve_serve(app: Path, env: dict[str, str], *flags: str,
+              command: str = "serve") -> Iterator[str]:
+    """`eve serve --port 0 --json FLAGS` (or `eve dev`) in a subprocess; yields its `/mcp`
+    URL once it serves (`eve dev`: once its first generation is ready)."""
+    extra = ("--no-access-log",) if command == "serve" else ()
+    process = subprocess.Popen(eve_command(command, "--path", str(app), "--port", "0",
+                                           "--json", *extra, *flags),
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                env=env)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()  # the `serving` line, once it listens
-        assert line, "eve serve ended before it served"
+        assert line, f"eve {command} ended before it served"
+        if command == "dev":
+            ready = json.loads(process.stdout.readline())
+            assert ready["status"] == "ready", ready
         yield json.loads(line)["url"] + "/mcp"
     finally:
         process.terminate()
@@ -65,6 +71,14 @@ def test_eve_serve_approve_runs_and_marks_tools_that_ask_for_approval(
     assert got["tools"]["greet"].meta is None and got["tools"]["greet"].annotations is None
     assert not got["create"].is_error
     assert got["create"].structured_content["created"] is True
+
+
+def test_eve_dev_approve_too(mcp_app: Path, eve_env: Any) -> None:
+    with eve_serve(mcp_app, eve_env(), "--approve", command="dev") as url:
+        got = asyncio.run(session(url))
+
+    assert not got["create"].is_error
+    assert got["greet"].content[0].text == "Hello, ada"
 
 
 def test_without_approve_the_refusal_names_the_flag_for_serve(mcp_app: Path) -> None:
