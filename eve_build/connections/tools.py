@@ -88,7 +88,7 @@ class ConnectionTools:
         """Why `name` may be missing: the connection it would come from did not open."""
         for connection, problem in sorted(self._failed.items()):
             if name.startswith(f"{connection}__"):
-                return f"the MCP connection `{connection}` did not open: {problem.message}"
+                return f"{problem.message}, so it has no tools: {problem.hint}"
         return None
 
     def close(self) -> None:

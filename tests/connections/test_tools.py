@@ -110,7 +110,8 @@ def test_eve_call_reaches_a_connection_tool(connected_app: Path, connected_env: 
     assert json.loads(done.stdout) == {"total": 42}
     assert missing.returncode == 1
     assert "the agent has no tool `down__add`" in missing.stderr
-    assert "the MCP connection `down` did not open" in missing.stderr
+    assert "the MCP connection `down` cannot be reached at" in missing.stderr
+    assert "so it has no tools: check that the server runs" in missing.stderr
     for run in (done, missing):
         assert TOKEN not in run.stdout + run.stderr
         assert "Traceback" not in run.stderr
@@ -203,8 +204,9 @@ def test_the_agents_mcp_server_serves_its_connection_tools(
 def test_no_log_line_carries_a_header_value(connected_app: Path, connected_env: dict[str, str],
                                             caplog: pytest.LogCaptureFixture) -> None:
     env = {**connected_env, "LEGACY_MCP_URL": connected_env["DOWN_MCP_URL"]}
-    with caplog.at_level(logging.DEBUG), load_agent(connected_app, environ=env,
-                                                    local=False) as agent:
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="httpx2")  # `eve connections` quiets it
+    with load_agent(connected_app, environ=env, local=False) as agent:
         agent.call_tool("remote__add", {"a": 1, "b": 2})
         with pytest.raises(ToolNotFoundError):  # down: logged as a warning
             agent.call_tool("legacy__add", {"a": 1, "b": 2})
