@@ -40,6 +40,18 @@ APP_FILES = {
 
         connection = define_dynamic(resolve=resolve)
     ''',
+    "subagents/helper/agent.py": '''
+        from eve_build.sdk import define_agent
+
+        agent = define_agent(description="Helps with remote sums.")
+    ''',
+    "subagents/helper/instructions.md": "You help.\n",
+    "subagents/helper/connections/inner.py": '''
+        from eve_build.sdk import define_connection, env
+
+        connection = define_connection(url=env("REMOTE_MCP_URL"), kind="mcp",
+                                       headers={"Authorization": env("REMOTE_TOKEN")})
+    ''',
     "connections/down.py": '''
         from eve_build.sdk import define_connection, env
 

@@ -41,6 +41,7 @@ def test_connection_tools_are_listed_with_their_schemas(connected_app: Path,
     for connection in ("remote", "legacy", "crm__api"):  # static, dynamic over SSE, mounted
         assert {f"{connection}__{t}" for t in REMOTE_TOOLS} <= names, connection
     assert "crm__search" in names  # the mount's own tools are still there
+    assert not any(name.startswith("inner__") for name in names)  # the subagent's
     assert not any(name.startswith("down__") for name in names)
     assert add.description == "Add two numbers."
     assert add.input is not None
@@ -56,7 +57,8 @@ def test_connection_tools_are_listed_with_their_schemas(connected_app: Path,
     skipped = by_code.pop("connection/tool-skipped")  # one per connection serving it
     assert {p.file for p in skipped} == {"agent/connections/remote.py",
                                          "agent/connections/legacy.py",
-                                         "acme_crm/extension/connections/api.py"}
+                                         "acme_crm/extension/connections/api.py",
+                                         "agent/subagents/helper/connections/inner.py"}
     assert any("`remote__get.version` is not a name model providers accept" in p.message
                for p in skipped)
     assert by_code == {}
@@ -214,3 +216,13 @@ def test_no_log_line_carries_a_header_value(connected_app: Path, connected_env: 
     assert "the MCP connection `legacy` cannot be reached" in caplog.text
     assert "HTTP Request: POST" in caplog.text  # the HTTP client did log at DEBUG
     assert TOKEN not in caplog.text
+
+
+def test_a_subagents_connection_gives_tools_to_that_subagent(
+        connected_app: Path, connected_env: dict[str, str]) -> None:
+    with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        names = agent.tools("helper")
+        result = agent.call_tool("inner__add", {"a": 3, "b": 4}, subagent="helper")
+
+    assert {f"inner__{t}" for t in REMOTE_TOOLS} <= set(names)
+    assert result.value == {"total": 7}
