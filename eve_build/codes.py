@@ -233,4 +233,7 @@ CODES: dict[str, str] = {
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",
+    # mcp interop: connection tools in the runtime (issues 19, 22, 23; docs/mcp.md)
+    "connection/tool-skipped": "A tool of an MCP connection is left out of the agent: its "
+        "`<connection>__<tool>` name is taken or is not a valid tool name.",
 }

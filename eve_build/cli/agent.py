@@ -125,7 +125,7 @@ def _print_info(data: dict[str, Any]) -> None:
         echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")
     for connection in data.get("connections", []):  # with --probe
         probe = connection.get("probe")
-        tools = (", ".join(probe["tools"]) or "-") if probe and probe["reachable"] else "-"
+        tools = (", ".join(probe["tools"]) or "-") if probe and probe.get("status") == "ok" else "-"
         echo(f"connection {connection['name']} ({connection['kind']}): tools: {tools}")
     echo(f"extensions ({len(data['extensions'])}):")
     for ext in data["extensions"]:

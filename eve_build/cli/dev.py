@@ -42,6 +42,8 @@ def dev(
     port: int = typer.Option(8000, "--port", help="The port to listen on (0: a free one)."),
     channel_timeout: float = typer.Option(30.0, "--channel-timeout", min=0.001,
                                           help="Seconds a channel handler may take."),
+    approve: bool = typer.Option(False, "--approve", help="Approve every call over /mcp of "
+                                 "tools that ask for approval (as `eve serve --approve`)."),
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
@@ -62,11 +64,11 @@ def dev(
             note("stopped")
             raise typer.Exit(130) from None
         return
-    _serve(session, host, port, channel_timeout, json_output=json_output)
+    _serve(session, host, port, channel_timeout, json_output=json_output, approve=approve)
 
 
 def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
-           json_output: bool) -> None:
+           json_output: bool, approve: bool = False) -> None:
     from eve_build.cli.serve import configure_logging
     from eve_build.serve.dev import dev_lifespan
     from eve_build.serve.server import Served
@@ -93,7 +95,7 @@ def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
             on_local=lambda round_: show_local(round_, json_output=json_output))
         return run_server(session.app_root, host=host, port=port,
                           channel_timeout=channel_timeout, generations=generations,
-                          lifespans=[lifespan], on_ready=ready)
+                          lifespans=[lifespan], on_ready=ready, approve=approve)
 
     served = run_core(run, json_output=json_output)
     note(f"stopped{f' on {served.signal}' if served.signal else ''}")

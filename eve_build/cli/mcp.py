@@ -78,7 +78,9 @@ def _print(rows: list[dict[str, Any]]) -> None:
             echo(f"    headers: {', '.join(row['headers'])}")
         if "probe" in row:
             probe = row["probe"]
-            state = ("tools: " + (", ".join(probe["tools"]) or "-") if probe["reachable"]
-                     else f"unreachable: {probe['error']}")
+            over = " (over SSE)" if probe.get("transport") == "sse" else ""
+            state = ("tools: " + (", ".join(probe["tools"]) or "-") + over
+                     if probe.get("status") == "ok" else
+                     f"{probe.get('status', 'unreachable')}: {probe['error']}")
             echo(f"    {state}")
 

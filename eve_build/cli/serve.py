@@ -48,7 +48,11 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           channel_timeout: float = TIMEOUT_OPTION,
           access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                           help="Log one line per request."),
-          extension: ExtensionPaths = None, json_output: bool = typer.Option(
+          extension: ExtensionPaths = None,
+          approve: bool = typer.Option(False, "--approve", help="Approve every call over "
+                                       "/mcp of tools that ask for approval (the MCP "
+                                       "client's own confirmation is then the only one)."),
+          json_output: bool = typer.Option(
               False, "--json", help="JSON lines on stdout: `serving` with the URL, then "
               "`stopped` (docs/reference/json.md).")) -> None:
     """Serve the built agent: its channels over HTTP, its schedules on their cron."""
@@ -65,7 +69,7 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
-                          on_ready=ready)
+                          on_ready=ready, approve=approve)
 
     served = run_core(run, json_output=json_output)
     if json_output:

@@ -18,7 +18,8 @@ from eve_build.runtime.loader import load_agent
 
 PROBE_TIMEOUT = 5.0
 """Seconds one probe may take, connecting and listing included."""
-NOT_PROBED = {"reachable": False, "tools": [], "error": "not probed: see the diagnostics"}
+NOT_PROBED = {"status": "not-probed", "reachable": False, "transport": None, "tools": [],
+              "error": "not probed: see the diagnostics"}
 
 
 def describe_connections(app_root: Path, *, probe: bool = False,

@@ -70,6 +70,11 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
         return types.ListResourcesResult(resources=derive_mcp_resources(
             find_skill_files(current(), app_root, subagent)))
 
+    async def list_resource_templates(_ctx: ServerRequestContext[Any],
+                                      _params: types.PaginatedRequestParams | None,
+                                      ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])  # skills are fixed URIs
+
     async def read_resource(_ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams,
                             ) -> types.ReadResourceResult:
@@ -98,6 +103,7 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
                      + (f" (subagent `{subagent}`)" if subagent else ""),
         on_list_tools=list_tools, on_call_tool=call_tool,
         on_list_resources=list_resources, on_read_resource=read_resource,
+        on_list_resource_templates=list_resource_templates,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,
     )
 

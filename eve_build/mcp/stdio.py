@@ -7,6 +7,8 @@ cannot corrupt the stream; logs go to stderr.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,7 +19,8 @@ from eve_build.runtime.loader import load_agent
 def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
                 environ: Mapping[str, str] | None = None, extensions: Sequence[Path] = ()
                 ) -> None:
-    """Load the agent and serve it on stdin/stdout until the client closes the stream.
+    """Load the agent and serve it on stdin/stdout until the client closes the stream
+    (EOF; a closed stdin returns at once).
 
     Local extensions load as for `eve call` (`extensions` are the `-e` paths); their
     tools are MCP tools and their commands MCP prompts.
@@ -26,6 +29,8 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
     ToolNotFoundError (an unknown subagent) before anything is served.
     """
     require_sdk("`eve mcp`")
+    if not stdin_open():  # `eve mcp <&-`: no client can ever ask anything: as at EOF
+        return
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -40,3 +45,14 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
                                  server.create_initialization_options())
 
         anyio.run(run)
+
+
+def stdin_open() -> bool:
+    """Whether there is a stdin to read (a closed fd 0 is an input that already ended)."""
+    if sys.stdin is None:
+        return False
+    try:
+        os.fstat(0)
+    except OSError:
+        return False
+    return True

@@ -25,12 +25,16 @@ Progress = Callable[[float, str], Awaitable[None]]
 """Sends one progress notification: (step number, message)."""
 
 APPROVAL_REFUSED_HINT = ("this tool needs approval; an MCP client cannot be asked through "
-                         "eve, so start the server with `eve mcp --approve` to allow it")
+                         "eve, so start the server with `--approve` to allow it (`eve mcp "
+                         "--approve`, `eve serve --approve`)")
+APPROVAL_META = "eve/approval"
+"""The `_meta` key of a listed tool that needs approval: `always` or `once`."""
 
 
 async def derive_mcp_tools(agent: Agent, subagent: str | None) -> list[types.Tool]:
     """One MCP tool per agent tool, sorted; a dynamic tool that cannot resolve is left out."""
     listed: list[types.Tool] = []
+    await agent.asurface(subagent)  # the connections' tools open without blocking the loop
     for name in agent.tools(subagent):
         try:
             tool = await agent.aresolve_tool(name, subagent=subagent)
@@ -41,10 +45,20 @@ async def derive_mcp_tools(agent: Agent, subagent: str | None) -> list[types.Too
             logger.warning("`%s` is not listed: it has no input model", name)
             continue
         output = tool.output.model_json_schema() if tool.output is not None else None
+        policy = tool.approval.policy if tool.approval is not None else "never"
         listed.append(types.Tool(name=name, description=tool.description or "",
                                  input_schema=tool.input.model_json_schema(),
-                                 output_schema=output))
+                                 output_schema=output, **_approval_marks(policy)))
     return listed
+
+
+def _approval_marks(policy: str) -> dict[str, Any]:
+    """What tells a client that a tool asks for approval: `_meta["eve/approval"]` with the
+    policy, and the hints MCP clients confirm before a call (not read-only, destructive)."""
+    if policy == "never":
+        return {}
+    return {"meta": {APPROVAL_META: policy},
+            "annotations": types.ToolAnnotations(read_only_hint=False, destructive_hint=True)}
 
 
 async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
@@ -76,7 +90,11 @@ async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
 
 
 def derive_result(value: Any) -> types.CallToolResult:
-    """The value as JSON text, and as structured content when it is an object."""
+    """A `str` as that text; an object as `structuredContent` with its JSON text beside it
+    (what MCP asks of tools with an output schema, whose values are objects); anything
+    else (numbers, lists, None) as its JSON text."""
+    if isinstance(value, str):
+        return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
     text = json.dumps(value, default=str, ensure_ascii=False)
     content = [types.TextContent(type="text", text=text)]
     if isinstance(value, dict):

@@ -34,6 +34,7 @@ from eve_build.sdk.hooks import Event
 from eve_build.sdk.mount import ToolResult
 
 if TYPE_CHECKING:
+    from eve_build.connections.tools import ConnectionTools
     from eve_build.local.layer import LocalLayer
 
 T = TypeVar("T")
@@ -69,6 +70,9 @@ class Agent(LocalMethods):
     resolver: Resolver | None = None
     """How the loader bound definitions to mounts; the serve host binds channels and
     schedules with it (set by `open_agent`)."""
+    connections: ConnectionTools | None = None
+    """The tools of the agent's MCP connections (`<connection>__<tool>`), opened on first
+    need (set by `open_agent` when the agent has connections; see docs/mcp.md)."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
                  states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
@@ -92,13 +96,23 @@ class Agent(LocalMethods):
         """The tool names of the agent (or of the subagent at that path), sorted."""
         return sorted(self.surface(subagent).tools)
 
-    def surface(self, subagent: str | None = None) -> Surface:
+    def surface(self, subagent: str | None = None, *, connections: bool = True) -> Surface:
+        """The tree's tools and hooks; its connections' tools come with `connections`
+        (opened, blocking, the first time the tools are listed or a name is missing)."""
         key = subagent or ""
         if key not in self._surfaces:
             known = ", ".join(f"`{p}`" for p in sorted(self._surfaces) if p) or "none"
             raise ToolNotFoundError(f"the agent has no subagent `{key}`",
                                     f"subagents: {known}")
+        if connections and self.connections is not None:
+            return self.connections.extend(self._surfaces[key], key)
         return self._surfaces[key]
+
+    async def asurface(self, subagent: str | None = None) -> Surface:
+        """`surface` for code in an event loop: the connections open without blocking it."""
+        if self.connections is not None:
+            await self.connections.aopen()
+        return self.surface(subagent)
 
     async def aresolve_tool(self, name: str, *, subagent: str | None = None) -> Tool:
         """The definition a call of `name` would run now (a dynamic tool is resolved; of a
@@ -107,11 +121,10 @@ class Agent(LocalMethods):
         A dynamic tool that resolves to a list of alternatives gives the first one.
         Raises ToolNotFoundError, or ToolCallError when a dynamic tool cannot resolve.
         """
-        surface = self.surface(subagent)
+        surface = await self._surface_with(name, subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise ToolNotFoundError(f"the agent has no tool `{name}`",
-                                    calls.suggest_tools(name, surface.tools))
+            raise self._not_found(name, surface)
         return (await resolve_tool(entry, self._pool))[0]
 
     async def acall_tool(
@@ -120,11 +133,10 @@ class Agent(LocalMethods):
         on_progress: Callable[[str], None] | None = None,
     ) -> ToolResult:
         """Call one tool through the hooks; raises ToolNotFoundError for an unknown name."""
-        surface = self.surface(subagent)
+        surface = await self._surface_with(name, subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise ToolNotFoundError(f"the agent has no tool `{name}`",
-                                    calls.suggest_tools(name, surface.tools))
+            raise self._not_found(name, surface)
         pipeline, given = surface.pipeline, {} if arguments is None else dict(arguments)
         loop, updates = asyncio.get_running_loop(), []
 
@@ -143,6 +155,16 @@ class Agent(LocalMethods):
             await events.emit(pipeline, "tool.end", tool=name, arguments=given,
                               result=result.value, status=result.status, error=result.error)
         return result
+
+    async def _surface_with(self, name: str, subagent: str | None) -> Surface:
+        """The surface to find `name` in: connections open only for a name not found."""
+        own = self.surface(subagent, connections=False)
+        return own if name in own.tools else await self.asurface(subagent)
+
+    def _not_found(self, name: str, surface: Surface) -> ToolNotFoundError:
+        why = self.connections.hint_for(name) if self.connections is not None else None
+        return ToolNotFoundError(f"the agent has no tool `{name}`",
+                                 why or calls.suggest_tools(name, surface.tools))
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,
@@ -251,6 +273,8 @@ class Agent(LocalMethods):
                 loop.run_until_complete(asyncio.wait(pending, timeout=0.1))
             loop.close()
         self._loops.clear()
+        if self.connections is not None:
+            self.connections.close()
         self._scope.close()
         if self._local is not None:
             self._local.close()

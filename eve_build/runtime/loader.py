@@ -132,6 +132,10 @@ def open_agent(
                                      else local_sources)
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
+        if any(tree.connections for tree in trees):  # their tools join on first need
+            from eve_build.connections.tools import ConnectionTools
+
+            agent.connections = ConnectionTools(agent, os.environ if environ is None else environ)
         if snapshot is not None:
             agent.load_snapshot(snapshot)
         agent.start()

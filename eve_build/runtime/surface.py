@@ -27,7 +27,7 @@ from eve_build.sdk.definitions import Dynamic, Hook, Tool
 @dataclass(frozen=True)
 class Surface:
     path: str
-    tools: dict[str, ToolEntry]
+    tools: Mapping[str, ToolEntry]  # with the connections' tools: see Agent.surface
     pipeline: HookPipeline
 
 

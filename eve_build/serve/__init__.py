@@ -18,12 +18,26 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
-def create_app(root: Path | str, **options: Any) -> Starlette:
+def create_app(root: Path | str, *, mcp: bool = False, approve: bool = False,
+               **options: Any) -> Starlette:
     """The ASGI app serving the agent built in `root` (see `eve_build.serve.app.build_app`
-    for the options: environ, channel_timeout, routes, lifespans, schedules, clock)."""
+    for the options: environ, channel_timeout, routes, lifespans, schedules, clock).
+
+    `mcp=True` mounts the agent's MCP server at `/mcp` as `eve serve` does (it needs the
+    `mcp` extra; `address` is then the host it listens on, for DNS-rebinding checks);
+    `approve=True` (implies `mcp`) approves every call over `/mcp` of a tool that asks
+    for approval, as `eve serve --approve` does.
+    """
     from eve_build.serve.extra import require_serve_extra
 
     require_serve_extra()
+    if mcp or approve:
+        from eve_build.mcp.sdk import require_sdk
+
+        require_sdk("`/mcp`")
+        from eve_build.mcp.http import create_app_with_mcp
+
+        return create_app_with_mcp(Path(root), approve=approve, **options)
     from eve_build.serve.app import build_app
 
     return build_app(Path(root), **options)

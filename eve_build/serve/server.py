@@ -70,12 +70,13 @@ def run_server(
     channel_timeout: float = CHANNEL_TIMEOUT, environ: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
-    access_log: bool = True, extensions: Sequence[Path] = (),
+    access_log: bool = True, extensions: Sequence[Path] = (), approve: bool = False,
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
     `generations` (from `eve dev`) is served instead of loading `root` now, and
-    `lifespans` run with the server (the dev loop is one).
+    `lifespans` run with the server (the dev loop is one). `approve` approves every
+    call over `/mcp` of a tool that asks for approval (docs/mcp.md).
     """
     from eve_build.serve.extra import require_serve_extra
 
@@ -89,7 +90,7 @@ def run_server(
         announce = [_announce(url, on_ready)] if on_ready else []
         app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
                          lifespans=[*lifespans, *announce], host=generations,
-                         extensions=extensions)
+                         extensions=extensions, approve=approve)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
@@ -101,7 +102,7 @@ def run_server(
     return Served(url, caught[-1] if caught else None)
 
 
-def _build_app(root: Path, address: str, **options: Any) -> Starlette:
+def _build_app(root: Path, address: str, *, approve: bool, **options: Any) -> Starlette:
     """The served app; with the MCP SDK installed, the agent's MCP server is at `/mcp`."""
     if importlib.util.find_spec("mcp") is None:
         from eve_build.serve.app import build_app
@@ -109,7 +110,7 @@ def _build_app(root: Path, address: str, **options: Any) -> Starlette:
         return build_app(root, **options)
     from eve_build.mcp.http import create_app_with_mcp
 
-    return create_app_with_mcp(root, address=address, **options)
+    return create_app_with_mcp(root, address=address, approve=approve, **options)
 
 
 def _announce(url: str, on_ready: Callable[[str], None]) -> Lifespan:

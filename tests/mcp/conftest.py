@@ -40,6 +40,22 @@ APP_FILES = {
 
         tool = define_tool(description="Always fails.", input=Input, execute=run)
     ''',
+    "tools/greet.py": '''
+        from pydantic import BaseModel
+
+        from eve_build.sdk import define_tool
+
+
+        class Input(BaseModel):
+            name: str
+
+
+        def run(input: Input, ctx: object) -> str:
+            return f"Hello, {input.name}"
+
+
+        tool = define_tool(description="Greets in plain text.", input=Input, execute=run)
+    ''',
     "tools/noisy.py": '''
         import subprocess
         import sys

@@ -122,12 +122,14 @@ def test_probe_lists_the_tools_and_never_shows_the_header(connections_app: Path,
 
     data = json.loads(result.stdout)
     rows = {row["name"]: row for row in data["connections"]}
-    assert rows["remote"]["probe"] == {"reachable": True, "tools": ["lookup", "ping"],
-                                       "error": None}
+    assert rows["remote"]["probe"] == {"status": "ok", "reachable": True,
+                                       "transport": "streamable-http",
+                                       "tools": ["lookup", "ping"], "error": None}
     assert rows["remote"]["headers"] == ["Authorization"]
     assert rows["docs"]["url"] == "https://docs.example.com/openapi.json"
     assert "probe" not in rows["docs"]  # only MCP connections are probed
     assert rows["down"]["probe"]["reachable"] is False
+    assert rows["down"]["probe"]["status"] == "unreachable"
     [problem] = data["diagnostics"]["items"]
     assert problem["code"] == "connection/unreachable"
     assert problem["file"] == "agent/connections/down.py"
