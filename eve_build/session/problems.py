@@ -11,6 +11,11 @@ from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
 
 TITLE = "cannot open the session store"
+
+
+class StoreUnavailable(DiagnosticsError):
+    """The store cannot be reached or written now (a server down, a lock held too long):
+    at start-up a diagnostic, during a request a 503 (eve_build.serve.channels)."""
 ELSEWHERE = "or set EVE_SESSION_STORE to another store"
 
 
@@ -37,14 +42,14 @@ def store_too_new(where: str, version: int, supported: int) -> DiagnosticsError:
 
 
 def store_unreachable(where: str, reason: str) -> DiagnosticsError:
-    return DiagnosticsError(TITLE, [error(
+    return StoreUnavailable(TITLE, [error(
         "session/store-unreachable", where, f"cannot reach the session store: {reason}",
         "check that the database server runs and that EVE_SESSION_STORE names it "
         "(host, port, database, user; the password may come from PGPASSWORD or ~/.pgpass)")])
 
 
 def store_unwritable(where: str, reason: str) -> DiagnosticsError:
-    return DiagnosticsError(TITLE, [error(
+    return StoreUnavailable(TITLE, [error(
         "session/store-unwritable", where, f"cannot write the session store: {reason}",
         f"make `{where}` and its folder writable {ELSEWHERE}")])
 
