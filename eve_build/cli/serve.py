@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,11 +86,16 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
               help="How many next runs to list."), json_output: bool = JSON_OPTION) -> None:
     """List every schedule with its next run times (local time)."""
     from eve_build.runtime.loader import read_compiled_agent
+    from eve_build.serve.claims import derive_run_name
+    from eve_build.serve.durable import read_last_runs
     from eve_build.serve.scheduler import local_now
     from eve_build.serve.schedules import list_schedules
 
     def run() -> list[ScheduleInfo]:
-        return list_schedules(read_compiled_agent(path), local_now(), count)
+        listed = list_schedules(read_compiled_agent(path), local_now(), count)
+        runs = read_last_runs(path)
+        return [dataclasses.replace(item, last_run=runs.get(
+            derive_run_name(item.name, item.subagent))) for item in listed]
 
     listed = run_core(run, json_output=json_output)
     if json_output:
@@ -104,6 +110,10 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
             echo(f"  never: {item.problem} (run `eve build` again)")
         for when in item.next_runs:
             echo(f"  {when.isoformat(sep=' ', timespec='minutes')}")
+        if item.last_run:
+            last = item.last_run
+            echo(f"  last run: due {last['dueAt']} by {last['runner']}: {last['status']}"
+                 + (f" ({last['error']})" if last["error"] else ""))
 
 
 @schedule_app.command("run")

@@ -9,13 +9,15 @@ diagnostic at start-up (`session/store-*`), not a failure of the first request.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from eve_build.consumer.app import try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.states import StoreStates, derive_scope
-from eve_build.session.store import SessionStore, open_session_store
+from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore, open_session_store
 
 
 def locate_app_root(root: Path) -> Path:
@@ -28,8 +30,29 @@ def open_served_store(root: Path, environ: Mapping[str, str] | None = None) -> S
     return open_session_store(locate_app_root(root), environ=environ)
 
 
+def served_scope(root: Path, environ: Mapping[str, str] | None = None) -> str:
+    """The served agent's scope in the store (`serve/<agent folder>`, EVE_STATE_SCOPE):
+    its state and its schedule runs are kept under it."""
+    return derive_scope(read_compiled_agent(root).agent_dir, environ)
+
+
 def served_states(store: SessionStore, root: Path,
                   environ: Mapping[str, str] | None = None) -> StoreStates:
-    """The served agent's state mapping: its scope in `store` (`serve/<agent folder>`)."""
-    compiled = read_compiled_agent(root)
-    return StoreStates(store.state_scope(derive_scope(compiled.agent_dir, environ)))
+    """The served agent's state mapping, durable in `store`."""
+    return StoreStates(store.state_scope(served_scope(root, environ)))
+
+
+def read_last_runs(root: Path, environ: Mapping[str, str] | None = None,
+                   ) -> dict[str, dict[str, Any]]:
+    """Each schedule's last recorded run (by `derive_run_name`), as JSON; {} when this app
+    has no store yet (nothing is created just to list)."""
+    env = os.environ if environ is None else environ
+    if not env.get(STORE_ENV, "").strip() and \
+            not (locate_app_root(root) / DEFAULT_STORE).exists():
+        return {}
+    store = open_served_store(root, environ)
+    try:
+        runs = store.schedule_runs(served_scope(root, environ)).last_runs()
+    finally:
+        store.close()
+    return {name: run.to_json() for name, run in runs.items()}

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError, EveBuildError
@@ -27,6 +27,9 @@ from eve_build.session.store import (
     TurnRecord,
     empty_usage,
 )
+
+if TYPE_CHECKING:
+    from eve_build.session.runs import SqlScheduleRuns
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 ROW = "id, created_at, updated_at, model, turns, usage"
@@ -148,6 +151,11 @@ class SqlSessionStore:
 
     def state_scope(self, scope: str) -> StateScope:
         return SqlStateScope(self.db, scope)
+
+    def schedule_runs(self, scope: str) -> SqlScheduleRuns:
+        from eve_build.session.runs import SqlScheduleRuns
+
+        return SqlScheduleRuns(self.db, scope)
 
     def close(self) -> None:
         self.db.close()

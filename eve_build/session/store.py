@@ -19,7 +19,10 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from eve_build.session.runs import SqlScheduleRuns
 
 STORE_ENV = "EVE_SESSION_STORE"
 """A URL (`sqlite:///abs/path.sqlite3`, `postgresql://...`) or a path to a SQLite file."""
@@ -81,6 +84,7 @@ class SessionStore(Protocol):
     def delete_session(self, session_id: str) -> bool: ...
     def commit_turn(self, session_id: str, turn: TurnRecord) -> SessionRow: ...
     def state_scope(self, scope: str) -> StateScope: ...
+    def schedule_runs(self, scope: str) -> SqlScheduleRuns: ...
     def close(self) -> None: ...
 
 

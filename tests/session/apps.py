@@ -4,7 +4,7 @@
 sleeps a little, so two concurrent updates would overlap if the store let them) and
 answers the new value; `GET /count` reads it; `POST /slow` sleeps `?seconds=` before
 it updates (a request to kill a server in the middle of). `schedules/minutely.py`
-fires every minute and adds one to `ticks`.
+fires every minute and adds one to `ticks`; `schedules/broken.py` always fails.
 """
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ FILES = {
         "from eve_agent.lib.counters import ticks\n\n\n"
         "def run(ctx):\n    return {'ticks': ticks.update(lambda n: n + 1)}\n\n\n"
         'schedule = define_schedule(cron="* * * * *", run=run)\n'),
+    "schedules/broken.py": (
+        "from eve_build.sdk import define_schedule\n\n\n"
+        "def run(ctx):\n    raise RuntimeError('the mail server is down')\n\n\n"
+        'schedule = define_schedule(cron="0 0 1 1 *", run=run)\n'),
 }
 
 
