@@ -43,7 +43,7 @@ def test_two_schedulers_on_one_store_fire_each_due_time_once(counter_root: Path,
             app.state.store.close()
     assert fired[0] == [[], []]
     for round_ in fired[1:]:  # each minute: one of the two ran `minutely`, never both
-        assert sorted(sum(round_, [])) == ["minutely"]
+        assert sorted(name for names in round_ for name in names) == ["minutely"]
     store = open_session_store(tmp_path)
     assert store.state_scope("serve/agent").read_all() == {"ticks": 3}
     runs = store.schedule_runs("serve/agent").history("minutely")
