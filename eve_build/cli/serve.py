@@ -49,10 +49,18 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           channel_timeout: float = TIMEOUT_OPTION,
           access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                           help="Log one line per request."),
+          workers: int = typer.Option(1, "--workers", min=1, help="Serve from this many "
+                                      "processes on one socket and one session store."),
+          run_schedules: bool = typer.Option(True, "--schedules/--no-schedules",
+                                             help="Fire schedules on their cron (off: run "
+                                             "them with `eve schedule run NAME`)."),
           extension: ExtensionPaths = None, json_output: bool = typer.Option(
               False, "--json", help="JSON lines on stdout: `serving` with the URL, then "
               "`stopped` (docs/reference/json.md).")) -> None:
-    """Serve the built agent: its channels over HTTP, its schedules on their cron."""
+    """Serve the built agent: its channels over HTTP, its schedules on their cron.
+
+    State, schedule runs and sessions live in the session store (EVE_SESSION_STORE, else
+    `.eve/sessions.sqlite3`), shared by every worker and replica on it."""
     from eve_build.serve.server import run_server
 
     configure_logging()
@@ -66,7 +74,7 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
-                          on_ready=ready)
+                          on_ready=ready, workers=workers, schedules=run_schedules)
 
     served = run_core(run, json_output=json_output)
     if json_output:
