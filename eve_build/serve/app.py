@@ -28,12 +28,11 @@ from starlette.routing import BaseRoute, Route
 from eve_build._version import __version__
 from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
-from eve_build.serve.durable import served_scope
+from eve_build.serve.durable import served_scope, served_states
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
-from eve_build.session.states import StoreStates
 from eve_build.session.store import SessionStore
 
 HEALTH_PATH = "/.eve/health"
@@ -59,12 +58,11 @@ def build_app(
     """
     claims = None
     if store is not None:
-        scope = served_scope(root, environ)
-        claims = ScheduleClaims(store.schedule_runs(scope))
+        claims = ScheduleClaims(store.schedule_runs(served_scope(root, environ)))
     if host is None:
-        states = StoreStates(store.state_scope(scope)) if store is not None else None
+        durable = served_states(store, root, environ) if store is not None else {}
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
-                                    extensions=extensions, states=states))
+                                    extensions=extensions, **durable))
     served = host
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
                           lambda s: _run_on_current(served, s), clock, claims)

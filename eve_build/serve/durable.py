@@ -1,7 +1,7 @@
 """What `eve serve` keeps in the session store: the served agent's state (DESIGN.md 13).
 
     store = open_served_store(root)      # EVE_SESSION_STORE, else .eve/sessions.sqlite3
-    states = served_states(store, root)  # the agent's define_state values, durable
+    agent = load_agent(root, **served_states(store, root))  # state and entries, durable
 
 The store is opened before the agent loads, so a store that cannot be used is a
 diagnostic at start-up (`session/store-*`), not a failure of the first request.
@@ -16,8 +16,10 @@ from typing import Any
 
 from eve_build.consumer.app import try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
-from eve_build.session.states import StoreStates, derive_scope
+from eve_build.session.states import StoreEntries, StoreStates, derive_scope
 from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore, open_session_store
+
+LOCAL_SUFFIX = "#local"
 
 
 def locate_app_root(root: Path) -> Path:
@@ -37,9 +39,15 @@ def served_scope(root: Path, environ: Mapping[str, str] | None = None) -> str:
 
 
 def served_states(store: SessionStore, root: Path,
-                  environ: Mapping[str, str] | None = None) -> StoreStates:
-    """The served agent's state mapping, durable in `store`."""
-    return StoreStates(store.state_scope(served_scope(root, environ)))
+                  environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What `load_agent` takes to keep the served agent's state and its local extensions'
+    entries in `store`: `states` and `local_session` (entries under `<scope>#local`)."""
+    from eve_build.local.context import LocalSession
+
+    scope = served_scope(root, environ)
+    entries = StoreEntries(store.state_scope(f"{scope}{LOCAL_SUFFIX}"))
+    return {"states": StoreStates(store.state_scope(scope)),
+            "local_session": LocalSession(entries=entries)}
 
 
 def read_last_runs(root: Path, environ: Mapping[str, str] | None = None,

@@ -65,7 +65,7 @@ def check_servable(root: Path, extensions: list[Path]) -> None:
     store = open_served_store(root)
     try:
         open_generation(root, extensions=extensions,
-                        states=served_states(store, root)).agent.close()
+                        **served_states(store, root)).agent.close()
     finally:
         store.close()
 

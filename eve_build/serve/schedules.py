@@ -147,14 +147,13 @@ def run_schedule_now(root: Path, name: str, *, subagent: str | None = None,
     """`eve schedule run NAME`: load the agent on the session store's state (the one
     `eve serve` uses), run one schedule, record the run there, close the agent."""
     from eve_build.serve.claims import ScheduleClaims
-    from eve_build.serve.durable import open_served_store, served_scope
-    from eve_build.session.states import StoreStates
+    from eve_build.serve.durable import open_served_store, served_scope, served_states
 
     store = open_served_store(root, environ)
     try:
         scope = served_scope(root, environ)
         with load_agent(root, environ=environ,
-                        states=StoreStates(store.state_scope(scope))) as agent:
+                        **served_states(store, root, environ)) as agent:
             schedule = find_schedule(find_bound(agent, "schedules"), name, subagent)
             claims = ScheduleClaims(store.schedule_runs(scope))
             started = datetime.now().astimezone()

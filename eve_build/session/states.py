@@ -65,3 +65,48 @@ class StoreStates(MutableMapping[str, Any]):
     def update_atomically(self, key: str, change: Callable[[Any], Any],
                           initial: Callable[[], Any]) -> Any:
         return self.scope.update(key, change, initial)
+
+
+class StoreEntries(MutableMapping[str, list[dict[str, Any]]]):
+    """Local extensions' appended entries (`ctx.append_entry`) in the store, by extension.
+
+    Stands in for `LocalSession.entries`: `setdefault(name, []).append(entry)` appends in
+    one transaction, and `get(name)` reads what every process appended."""
+
+    def __init__(self, scope: StateScope) -> None:
+        self.scope = scope
+
+    def __getitem__(self, name: str) -> list[dict[str, Any]]:
+        found, items = self.scope.get(name)
+        if not found:
+            raise KeyError(name)
+        return _Appending(self.scope, name, items)
+
+    def __setitem__(self, name: str, items: list[dict[str, Any]]) -> None:
+        self.scope.put(name, list(items))
+
+    def __delitem__(self, name: str) -> None:
+        self.scope.delete(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.scope.read_all())
+
+    def __len__(self) -> int:
+        return len(self.scope.read_all())
+
+    def setdefault(self, name: str, default: list[dict[str, Any]] | None = None,
+                   ) -> list[dict[str, Any]]:
+        items = self.scope.update(name, lambda value: value, lambda: list(default or []))
+        return _Appending(self.scope, name, items)
+
+
+class _Appending(list[dict[str, Any]]):
+    """A copy of one extension's entries whose `append` also appends in the store."""
+
+    def __init__(self, scope: StateScope, name: str, items: list[dict[str, Any]]) -> None:
+        super().__init__(items)
+        self._scope, self._name = scope, name
+
+    def append(self, entry: dict[str, Any]) -> None:
+        self._scope.update(self._name, lambda items: [*items, entry], list)
+        super().append(entry)

@@ -99,3 +99,27 @@ def test_the_scope_is_the_agent_folder_unless_named() -> None:
     assert derive_scope("agent", {}) == "serve/agent"
     assert derive_scope("agents/support/agent", {}) == "serve/agents/support/agent"
     assert derive_scope("agent", {"EVE_STATE_SCOPE": "billing"}) == "billing"
+
+
+def test_local_entries_and_state_of_a_served_agent_come_back(counter_root: Path,
+                                                             tmp_path: Path) -> None:
+    from eve_build.runtime.loader import load_agent
+    from eve_build.serve.durable import served_states
+    from tests.conftest import FIXTURES
+
+    notes = [FIXTURES / "local" / "notes.py"]
+    for text in ("one", "two"):
+        store = open_session_store(tmp_path)
+        with load_agent(counter_root, extensions=notes,
+                        **served_states(store, counter_root)) as agent:
+            assert agent.call_tool("note", {"text": text}).value["noted"] == text
+        store.close()
+
+    store = open_session_store(tmp_path)
+    with load_agent(counter_root, extensions=notes, **served_states(store, counter_root)) as agent:
+        assert agent.snapshot()["local"] == {"notes": {"entries": [{"text": "one"},
+                                                                   {"text": "two"}]}}
+        assert agent.state("local/notes:count") == 2
+    assert store.state_scope("serve/agent#local").read_all() == {
+        "notes": [{"text": "one"}, {"text": "two"}]}
+    store.close()
