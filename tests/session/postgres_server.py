@@ -91,8 +91,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_postgres(bin_dir: Path) -> Iterator[PostgresServer]:
-    """A started server, stopped and removed afterwards (raises RuntimeError if it fails)."""
+def running_postgres(bin_dir: Path, *, fsync: bool = False) -> Iterator[PostgresServer]:
+    """A started server, stopped and removed afterwards (raises RuntimeError if it fails).
+
+    The tests run it with `fsync=off` (they kill eve-build's processes, never the
+    server's); the bench turns fsync on, as a real server has it."""
     user = _server_user()
     folder = Path(tempfile.mkdtemp(prefix="eve-pg-"))
     if user is not None:
@@ -105,7 +108,7 @@ def running_postgres(bin_dir: Path) -> Iterator[PostgresServer]:
         if done.returncode:
             raise RuntimeError(f"initdb failed: {done.stderr.strip() or done.stdout.strip()}")
         options = (f"-p {server.port} -k {folder} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=off -c max_connections=50")
+                   f"-c fsync={'on' if fsync else 'off'} -c max_connections=50")
         done = server.run("pg_ctl", "-D", "data", "-l", "server.log", "-w", "-t", "60",
                           "-o", options, "start", timeout=90)
         if done.returncode:
