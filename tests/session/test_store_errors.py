@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -88,3 +89,21 @@ def test_the_cli_reports_a_bad_store_without_a_traceback(tmp_path: Path) -> None
         assert str(path) in result.stderr
         assert "Traceback" not in result.output
     assert path.read_text() == "not sqlite"
+
+
+def test_eve_serve_stops_at_start_up_on_a_store_it_cannot_use(counter_root: Path,
+                                                              tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sqlite3"
+    bad.write_text("not sqlite")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    for store, code in ((str(bad), "session/store-invalid"),
+                        (f"postgresql://eve:pw@127.0.0.1:{closed}/x",
+                         "session/store-unreachable")):
+        result = CliRunner().invoke(cli, ["serve", "--path", str(counter_root), "--port", "0"],
+                                    env={"EVE_SESSION_STORE": store})
+        assert result.exit_code == 1, result.output
+        assert code in result.stderr and "Traceback" not in result.output
+        assert ":pw@" not in result.output
+    assert bad.read_text() == "not sqlite"
