@@ -36,13 +36,23 @@ def _slow_requests(url: str, count: int, seconds: float) -> list[int | None]:
     return results
 
 
+def _wait_for_workers(parent: int, count: int, without: int | None = None) -> list[int]:
+    """The parent's workers once there are `count` of them (none of them `without`)."""
+    deadline = time.monotonic() + 20
+    while True:
+        workers = find_workers(parent)
+        if len(workers) == count and without not in workers:
+            return workers
+        assert time.monotonic() < deadline, f"workers: {workers}"
+        time.sleep(0.1)
+
+
 def test_workers_share_the_store_and_a_killed_worker_loses_nothing_committed(
         counter_root: Path, tmp_path: Path) -> None:
     store = str(tmp_path / "workers.sqlite3")
     server = start_cli(counter_root, store, "--workers", "2", "--no-schedules")
     with stopping(server):
-        workers = find_workers(server.process.pid)
-        assert len(workers) == 2
+        workers = _wait_for_workers(server.process.pid, 2)
         assert sorted(_hammer([server], per_thread=20)) == list(range(1, 41))
 
         victim = workers[0]
@@ -52,12 +62,7 @@ def test_workers_share_the_store_and_a_killed_worker_loses_nothing_committed(
         assert httpx.get(f"{server.url}/count", timeout=10).json() == {
             "hits": 40 + len(answered)}
         assert sorted(answered) == list(range(41, 41 + len(answered)))
-        deadline = time.monotonic() + 20  # uvicorn replaces the dead worker
-        while time.monotonic() < deadline and (
-                len(find_workers(server.process.pid)) < 2
-                or victim in find_workers(server.process.pid)):
-            time.sleep(0.1)
-        assert len(find_workers(server.process.pid)) == 2
+        assert victim not in _wait_for_workers(server.process.pid, 2, without=victim)
 
         # SIGTERM drains: a request in flight finishes and commits
         expected = 40 + len(answered) + 1
