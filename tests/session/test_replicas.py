@@ -72,8 +72,14 @@ def test_two_servers_share_state_and_schedules_and_survive_sigkill(
     assert state["hits"] == 61
     due = [r.due_at for r in runs]
     assert len(due) >= 3 and len(set(due)) == len(due)
-    assert all(r.status == "ok" for r in runs)
-    assert state["ticks"] == len(runs)  # each due time ran once: by one of the two
+    unfinished = [r for r in runs if r.status != "ok"]
+    # a run cut by the SIGKILL (a window of milliseconds) stays `running`, of the first
+    assert all(r.status == "running" and r.runner.endswith(f":{first.process.pid}")
+               for r in unfinished) and len(unfinished) <= 1
+    # each due time ran once, by one of the two: never more updates than claims
+    assert len(runs) - len(unfinished) <= state["ticks"] <= len(runs)
+    assert {r.runner.rsplit(":", 1)[1] for r in runs} <= {str(first.process.pid),
+                                                         str(second.process.pid)}
     minutes = [int(d[14:16]) for d in due]
     assert minutes == list(range(minutes[0], minutes[0] + len(minutes)))  # none missed
 
