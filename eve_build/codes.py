@@ -236,4 +236,22 @@ CODES: dict[str, str] = {
     # mcp interop: connection tools in the runtime (issues 19, 22, 23; docs/mcp.md)
     "connection/tool-skipped": "A tool of an MCP connection is left out of the agent: its "
         "`<connection>__<tool>` name is taken or is not a valid tool name.",
+    # session store: sessions, served state and schedule runs (issues 21-22, docs/deploying.md)
+    "session/store-invalid": "The session store file is not a SQLite database, or cannot be "
+        "read as one; it is left as it is.",
+    "session/store-foreign": "The session store database holds someone else's tables and no "
+        "eve-build schema; it is left as it is.",
+    "session/store-too-new": "The session store has a newer schema version than this "
+        "eve-build knows; upgrade eve-build.",
+    "session/store-unreachable": "The PostgreSQL session store cannot be reached (connection "
+        "refused, authentication, timeout).",
+    "session/store-unwritable": "The session store cannot be written (permissions, a full "
+        "disk, a lock held too long).",
+    "session/store-url-invalid": "EVE_SESSION_STORE names a URL scheme eve-build does not "
+        "know.",
+    "session/store-extra-missing": "A PostgreSQL session store needs psycopg 3 (`pip install "
+        "'eve-build[postgres]'`).",
+    "session/id-unknown": "There is no session with this id in the store.",
+    "session/id-invalid": "A session id is not 1-128 letters, digits, `.`, `_` or `-`.",
+    "session/id-taken": "A session with this id already exists.",
 }

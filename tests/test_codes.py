@@ -9,7 +9,7 @@ from tests.conftest import REPO
 
 CODE_LITERAL = re.compile(r'"((?:project|discover|load|config|tool|dynamic|channel|connection|'
                           r'schedule|hook|skill|subagent|instructions|state|output|mount|compat|'
-                          r'workspace|agent|runtime|hatch|local|node)/[a-z0-9-]+)"')
+                          r'workspace|agent|runtime|hatch|local|node|session)/[a-z0-9-]+)"')
 
 
 def test_every_emitted_code_is_in_the_table() -> None:

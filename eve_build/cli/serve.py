@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,11 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           channel_timeout: float = TIMEOUT_OPTION,
           access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                           help="Log one line per request."),
+          workers: int = typer.Option(1, "--workers", min=1, help="Serve from this many "
+                                      "processes on one socket and one session store."),
+          run_schedules: bool = typer.Option(True, "--schedules/--no-schedules",
+                                             help="Fire schedules on their cron (off: run "
+                                             "them with `eve schedule run NAME`)."),
           extension: ExtensionPaths = None,
           approve: bool = typer.Option(False, "--approve", help="Approve every call over "
                                        "/mcp of tools that ask for approval (the MCP "
@@ -55,7 +61,10 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           json_output: bool = typer.Option(
               False, "--json", help="JSON lines on stdout: `serving` with the URL, then "
               "`stopped` (docs/reference/json.md).")) -> None:
-    """Serve the built agent: its channels over HTTP, its schedules on their cron."""
+    """Serve the built agent: its channels over HTTP, its schedules on their cron.
+
+    State, schedule runs and sessions live in the session store (EVE_SESSION_STORE, else
+    `.eve/sessions.sqlite3`), shared by every worker and replica on it."""
     from eve_build.serve.server import run_server
 
     configure_logging()
@@ -69,7 +78,8 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
     def run() -> Served:
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
-                          on_ready=ready, approve=approve)
+                          on_ready=ready, workers=workers, schedules=run_schedules,
+                          approve=approve)
 
     served = run_core(run, json_output=json_output)
     if json_output:
@@ -89,11 +99,16 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
               help="How many next runs to list."), json_output: bool = JSON_OPTION) -> None:
     """List every schedule with its next run times (local time)."""
     from eve_build.runtime.loader import read_compiled_agent
+    from eve_build.serve.claims import derive_run_name
+    from eve_build.serve.durable import read_last_runs
     from eve_build.serve.scheduler import local_now
     from eve_build.serve.schedules import list_schedules
 
     def run() -> list[ScheduleInfo]:
-        return list_schedules(read_compiled_agent(path), local_now(), count)
+        listed = list_schedules(read_compiled_agent(path), local_now(), count)
+        runs = read_last_runs(path)
+        return [dataclasses.replace(item, last_run=runs.get(
+            derive_run_name(item.name, item.subagent))) for item in listed]
 
     listed = run_core(run, json_output=json_output)
     if json_output:
@@ -108,6 +123,10 @@ def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", 
             echo(f"  never: {item.problem} (run `eve build` again)")
         for when in item.next_runs:
             echo(f"  {when.isoformat(sep=' ', timespec='minutes')}")
+        if item.last_run:
+            last = item.last_run
+            echo(f"  last run: due {last['dueAt']} by {last['runner']}: {last['status']}"
+                 + (f" ({last['error']})" if last["error"] else ""))
 
 
 @schedule_app.command("run")

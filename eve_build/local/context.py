@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ class Notice:
 class LocalSession:
     notices: list[Notice] = field(default_factory=list)
     messages: list[Notice] = field(default_factory=list)
-    entries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # a dict, or the session store's (eve_build.session.states.StoreEntries) under eve serve
+    entries: MutableMapping[str, list[dict[str, Any]]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def drain(self) -> tuple[list[Notice], list[Notice]]:

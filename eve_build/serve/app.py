@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,18 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
+from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
+from eve_build.serve.durable import served_scope, served_states
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
+from eve_build.session.store import SessionStore
 
 HEALTH_PATH = "/.eve/health"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
+Sleep = Callable[[float], Awaitable[None]]
 
 
 def build_app(
@@ -41,22 +45,32 @@ def build_app(
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
     host: Host | None = None, extensions: Sequence[Path] = (),
+    store: SessionStore | None = None, sleep: Sleep | None = None,
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
     `host` (from `eve dev`) is served as it is, instead of loading `root` now;
     `extensions` are local extensions to load besides the usual ones (`-e`).
+    With `store` (`eve serve`), the agent's state lives in it (durable, shared by every
+    process on the store), each schedule's due time is claimed there so that one process
+    runs it, and the app closes the store when it stops; without, state is in memory.
+    `clock` and `sleep` are the scheduler's (tests accelerate them).
     """
+    claims = None
+    if store is not None:
+        claims = ScheduleClaims(store.schedule_runs(served_scope(root, environ)))
     if host is None:
+        durable = served_states(store, root, environ) if store is not None else {}
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
-                                    extensions=extensions))
+                                    extensions=extensions, **durable))
     served = host
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
-                          lambda s: _run_on_current(served, s), clock)
+                          lambda s: _run_on_current(served, s), clock, claims)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ticking = asyncio.ensure_future(scheduler.run()) if schedules else None
+        ticking = asyncio.ensure_future(scheduler.run(*([sleep] if sleep else []))) \
+            if schedules else None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for extra in lifespans:
@@ -69,6 +83,8 @@ def build_app(
                     await ticking
             scheduler.cancel()
             host.close()
+            if store is not None:
+                store.close()
 
     async def health(_request: Request) -> JSONResponse:
         current = served.current
@@ -87,6 +103,8 @@ def build_app(
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler
+    app.state.store = store
+    app.state.claims = claims
     return app
 
 

@@ -10,9 +10,10 @@ scope was installed over the previous one's, so they unwind in that order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, Router
@@ -20,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
+from eve_build.local.context import LocalSession
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent, read_compiled_agent
 from eve_build.runtime.workers import shared_pool
@@ -73,16 +75,20 @@ class Generation:
 def open_generation(
     root: Path, number: int = 1, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, fresh: bool = False,
-    extensions: Sequence[Path] = (),
+    extensions: Sequence[Path] = (), states: MutableMapping[str, Any] | None = None,
+    local_session: LocalSession | None = None,
 ) -> Generation:
     """Load the agent built in `root` (raises DiagnosticsError).
 
     `fresh` forgets the imported extension packages first, so a rebuilt extension's
     new code is imported (objects of older generations stay alive where in use).
+    `states` and `local_session` keep the agent's state and local entries (`eve serve`:
+    the session store's, durable; eve_build.serve.durable.served_states).
     """
     if fresh:
         forget_extension_modules(root)
-    agent = load_agent(root, environ=environ, extensions=extensions)
+    agent = load_agent(root, environ=environ, extensions=extensions, states=states,
+                       local_session=local_session)
     try:
         channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
                     for channel in find_bound(agent, "channels")]

@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from typing import Protocol
 
 from eve_build.cron import derive_next_runs
 from eve_build.serve.contributions import BoundContribution
@@ -28,6 +29,13 @@ Source = Callable[[], Sequence[BoundContribution]]
 MAX_SLEEP = 60.0
 
 
+class Claims(Protocol):
+    """Who runs a due time when several processes schedule (eve_build.serve.claims)."""
+
+    def claim(self, schedule: BoundContribution, due: datetime) -> bool: ...
+    def finish(self, schedule: BoundContribution, due: datetime, done: ScheduleRun) -> None: ...
+
+
 def local_now() -> datetime:
     """Now, in the host's local time zone (cron times are local, as with cron itself)."""
     return datetime.now().astimezone()
@@ -36,8 +44,10 @@ def local_now() -> datetime:
 class Scheduler:
     """Fires the schedules `source()` lists (re-read each tick: `eve dev` swaps them)."""
 
-    def __init__(self, source: Source, runner: Runner, clock: Clock = local_now) -> None:
+    def __init__(self, source: Source, runner: Runner, clock: Clock = local_now,
+                 claims: Claims | None = None) -> None:
         self._source = source
+        self._claims = claims
         self._runner = runner
         self._clock = clock
         self._next: dict[tuple[str, str, str], datetime] = {}
@@ -68,7 +78,9 @@ class Scheduler:
                                "run is still going", schedule.name, due.isoformat())
                 self.skipped.append((schedule.name, due))
                 continue
-            self._running[key] = asyncio.ensure_future(self._run(schedule))
+            if self._claims is not None and not self._claims.claim(schedule, due):
+                continue  # another process on the store runs this one
+            self._running[key] = asyncio.ensure_future(self._run(schedule, due))
             started.append(schedule.name)
         return started
 
@@ -106,18 +118,25 @@ class Scheduler:
         for task in self._running.values():
             task.cancel()
 
-    async def _run(self, schedule: BoundContribution) -> None:
+    async def _run(self, schedule: BoundContribution, due: datetime) -> None:
         try:
             done = await self._runner(schedule)
         except Exception as exc:  # the runner reports failures; this is a last guard
             logger.error("schedule `%s` failed: %s: %s", schedule.name, type(exc).__name__, exc)
+            self._finish(schedule, due, ScheduleRun(schedule.name, "run", "failed", 0.0,
+                                                    error=f"{type(exc).__name__}: {exc}"))
             return
+        self._finish(schedule, due, done)
         if done.status == "failed":
             logger.error("schedule `%s` failed: %s", schedule.name, done.error)
         elif done.turn is not None:
             logger.info("schedule `%s` would start a turn: %s", schedule.name, done.turn)
         else:
             logger.info("schedule `%s` ran in %.3f s", schedule.name, done.seconds)
+
+    def _finish(self, schedule: BoundContribution, due: datetime, done: ScheduleRun) -> None:
+        if self._claims is not None:
+            self._claims.finish(schedule, due, done)
 
     @staticmethod
     def _key(schedule: BoundContribution) -> tuple[str, str, str]:

@@ -44,11 +44,12 @@ class ScheduleInfo:
     mode: str  # "run" | "markdown"
     next_runs: tuple[datetime, ...]
     problem: str | None = None  # an invalid cron (from an older build): it never fires
+    last_run: dict[str, Any] | None = None  # from the session store (eve_build.serve.claims)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "subagent": self.subagent, "cron": self.cron,
                 "mode": self.mode, "nextRuns": [t.isoformat() for t in self.next_runs],
-                "problem": self.problem}
+                "problem": self.problem, "lastRun": self.last_run}
 
 
 @dataclass(frozen=True)
@@ -143,10 +144,25 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
 
 def run_schedule_now(root: Path, name: str, *, subagent: str | None = None,
                      environ: Mapping[str, str] | None = None) -> ScheduleRun:
-    """`eve schedule run NAME`: load the agent, run one schedule, close the agent."""
-    with load_agent(root, environ=environ) as agent:
-        schedule = find_schedule(find_bound(agent, "schedules"), name, subagent)
-        return asyncio.run(run_schedule(agent, schedule))
+    """`eve schedule run NAME`: load the agent on the session store's state (the one
+    `eve serve` uses), run one schedule, record the run there, close the agent."""
+    from eve_build.serve.claims import ScheduleClaims
+    from eve_build.serve.durable import open_served_store, served_scope, served_states
+
+    store = open_served_store(root, environ)
+    try:
+        scope = served_scope(root, environ)
+        with load_agent(root, environ=environ,
+                        **served_states(store, root, environ)) as agent:
+            schedule = find_schedule(find_bound(agent, "schedules"), name, subagent)
+            claims = ScheduleClaims(store.schedule_runs(scope))
+            started = datetime.now().astimezone()
+            claims.claim(schedule, started)
+            done = asyncio.run(run_schedule(agent, schedule))
+            claims.finish(schedule, started, done)
+            return done
+    finally:
+        store.close()
 
 
 async def _observe(agent: Agent, schedule: BoundContribution, phase: str, **data: Any) -> None:

@@ -25,8 +25,9 @@ from eve_build.serve.request import CHANNEL_TIMEOUT
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from eve_build.serve.app import Lifespan
+    from eve_build.serve.app import Lifespan, Sleep
     from eve_build.serve.generation import Host
+    from eve_build.serve.scheduler import Clock
 
 GRACEFUL_SECONDS = 10.0
 """How long a stopping server waits for requests in flight before it closes them."""
@@ -71,13 +72,20 @@ def run_server(
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
     access_log: bool = True, extensions: Sequence[Path] = (), approve: bool = False,
+    workers: int = 1, schedules: bool = True, clock: Clock | None = None,
+    sleep: Sleep | None = None,
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
     `generations` (from `eve dev`) is served instead of loading `root` now, and
     `lifespans` run with the server (the dev loop is one). `approve` approves every
-    call over `/mcp` of a tool that asks for approval (docs/mcp.md).
+    call over `/mcp` of a tool that asks for approval (docs/mcp.md). Without
+    `generations`, the agent's state lives in the session store
+    (eve_build.serve.durable). `workers` > 1 serves from that many processes
+    (eve_build.serve.processes); `schedules` False leaves schedules to
+    `eve schedule run` (a platform's scheduler).
     """
+    from eve_build.serve.durable import open_served_store
     from eve_build.serve.extra import require_serve_extra
 
     require_serve_extra()
@@ -87,10 +95,24 @@ def run_server(
     try:
         bound = sock.getsockname()
         url = f"http://{host}:{bound[1]}"
+        if workers > 1:
+            return Served(url, _serve_workers(
+                root, sock, url, workers, on_ready, host=host, extensions=extensions,
+                channel_timeout=channel_timeout, schedules=schedules, approve=approve,
+                log_level=log_level, access_log=access_log))
         announce = [_announce(url, on_ready)] if on_ready else []
-        app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
-                         lifespans=[*lifespans, *announce], host=generations,
-                         extensions=extensions, approve=approve)
+        store = open_served_store(root, environ) if generations is None else None
+        try:
+            timing = {"clock": clock} if clock else {}
+            app = build_served_app(root, host, environ=environ,
+                                   channel_timeout=channel_timeout,
+                                   lifespans=[*lifespans, *announce], host=generations,
+                                   extensions=extensions, store=store, schedules=schedules,
+                                   sleep=sleep, approve=approve, **timing)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
@@ -102,7 +124,23 @@ def run_server(
     return Served(url, caught[-1] if caught else None)
 
 
-def _build_app(root: Path, address: str, *, approve: bool, **options: Any) -> Starlette:
+def _serve_workers(root: Path, sock: socket.socket, url: str, workers: int,
+                   on_ready: Callable[[str], None] | None, *, host: str,
+                   extensions: Sequence[Path], channel_timeout: float, schedules: bool,
+                   approve: bool = False, **config: Any) -> str | None:
+    from eve_build.serve.processes import WorkerOptions, check_servable, run_workers
+
+    check_servable(root, list(extensions))
+    options = WorkerOptions(str(root.resolve()), host, channel_timeout,
+                            [str(p.resolve()) for p in extensions], schedules, approve)
+    if on_ready is not None:  # the socket listens: connections wait for the first worker
+        on_ready(url)
+    return run_workers(sock, workers, options, timeout_graceful_shutdown=int(GRACEFUL_SECONDS),
+                       **config)
+
+
+def build_served_app(root: Path, address: str, *, approve: bool = False,
+                     **options: Any) -> Starlette:
     """The served app; with the MCP SDK installed, the agent's MCP server is at `/mcp`."""
     if importlib.util.find_spec("mcp") is None:
         from eve_build.serve.app import build_app
