@@ -14,6 +14,7 @@ from eve_build.cli.output import (
     emit_json_line,
     emit_result,
     envelope,
+    note,
     run_core,
 )
 
@@ -120,6 +121,9 @@ def stop(name: str = typer.Argument(..., help="The running node."),
     how = run_core(lambda: stop_node(_home(), name), json_output=json_output)
     if json_output:
         emit_result("stopped", name=name, how=how)
+        return
+    if how == "not-running":  # idempotent: the node is stopped, which is what was asked
+        note(f"Node `{name}` is not running; nothing to stop")
         return
     echo(f"Node `{name}` {how}")
 

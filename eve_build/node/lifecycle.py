@@ -24,6 +24,9 @@ from eve_build.node.registry import NodeEntry, read_registry, write_registry
 from eve_build.node.venv import ensure_environment
 from eve_build.process import Runner, run_subprocess
 
+NOT_RUNNING = "not-running"
+"""What `stop_node` says of a node that was not running (stopping it again is no error)."""
+
 
 @dataclass(frozen=True)
 class StartReport:
@@ -106,15 +109,17 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
 
 
 def stop_node(home: Path, name: str, *, timeout: float = process.STOP_TIMEOUT) -> str:
-    """Stop a running node (`stopped` or `killed`); a node that is not running is an error."""
+    """Stop a running node: `stopped` or `killed`; `not-running` when there is nothing to do.
+
+    Only a process proven to be the node is signalled (`liveness.read_pid`): a pid file
+    naming any other process, or a zombie, is stale and only its files are removed.
+    """
     find_node(home, name)
     paths = NodePaths(home, name)
     pid = read_pid(paths)
     if pid is None:
-        cleaned = clean_stale(paths)
-        raise _fail("node/not-running", str(paths.socket), f"node `{name}` is not running"
-                    + (" (its stale socket and pid file were removed)" if cleaned else ""),
-                    f"start it with `eve ext start {name}`")
+        clean_stale(paths)
+        return NOT_RUNNING
     how = process.stop_process(pid, timeout)
     clean_stale(paths)
     return how
@@ -122,10 +127,7 @@ def stop_node(home: Path, name: str, *, timeout: float = process.STOP_TIMEOUT) -
 
 def remove_node(home: Path, name: str) -> bool:
     """Stop the node if it runs, then forget it; True when it was running."""
-    find_node(home, name)
-    was_running = read_pid(NodePaths(home, name)) is not None
-    if was_running:
-        stop_node(home, name)
+    was_running = stop_node(home, name) != NOT_RUNNING  # stale files go too
     nodes = read_registry(home)
     del nodes[name]
     write_registry(home, nodes)
@@ -158,8 +160,7 @@ TITLES = {"node/project-invalid": "cannot register the node",
           "node/already-registered": "cannot register the node",
           "node/not-registered": "unknown node",
           "node/extension-missing": "cannot start the node",
-          "node/start-failed": "cannot start the node",
-          "node/not-running": "cannot stop the node"}
+          "node/start-failed": "cannot start the node"}
 
 
 def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:
