@@ -157,6 +157,8 @@ CODES: dict[str, str] = {
     "node/stale": "A node's socket or pid file outlived its process; they were removed.",
     "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
     "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # nodes and extension output: hostile registries, describes and names (issue 23)
+    "node/registry-entry-invalid": "An entry of `nodes.json` has a bad name or path: left out.",
     # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
     "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
     "connection/env-missing": "A connection's URL or header needs an environment variable that "

@@ -15,6 +15,7 @@ from eve_build.cli.output import (
     emit_result,
     envelope,
     note,
+    render_diagnostics,
     run_core,
 )
 
@@ -97,12 +98,13 @@ def start(
 @app.command("list")
 def list_(json_output: bool = JSON_OPTION) -> None:
     """Every registered node: running or not, pid, socket, tools."""
-    from eve_build.node.lifecycle import list_nodes
+    from eve_build.node.lifecycle import list_nodes_checked
 
-    rows = run_core(lambda: list_nodes(_home()), json_output=json_output)
+    rows, problems = run_core(lambda: list_nodes_checked(_home()), json_output=json_output)
     if json_output:
-        emit_result("listed", nodes=rows)
+        emit_result("listed", problems, nodes=rows)
         return
+    render_diagnostics(problems)
     if not rows:
         echo("No nodes registered; add one with `eve ext add PATH`")
     for row in rows:

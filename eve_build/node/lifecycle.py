@@ -13,14 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eve_build.diagnostics import error
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.node import process
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.project import EXTENSION_FILE
-from eve_build.node.registry import NodeEntry, read_registry, write_registry
+from eve_build.node.registry import (
+    NodeEntry,
+    read_registry,
+    read_registry_checked,
+    write_registry,
+)
 from eve_build.node.venv import ensure_environment
 from eve_build.process import Runner, run_subprocess
 
@@ -136,8 +141,14 @@ def remove_node(home: Path, name: str) -> bool:
 
 def list_nodes(home: Path) -> list[dict[str, Any]]:
     """One row per registered node: name, path, running, pid, socket, log, tools."""
+    return list_nodes_checked(home)[0]
+
+
+def list_nodes_checked(home: Path) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
+    """`list_nodes`, and a warning for each registry entry that was left out."""
+    registry, problems = read_registry_checked(home)
     rows = []
-    for entry in read_registry(home).values():
+    for entry in registry.values():
         paths = NodePaths(home, entry.name)
         pid = read_pid(paths)
         description = process.describe_running(paths) if pid is not None else None
@@ -147,7 +158,7 @@ def list_nodes(home: Path) -> list[dict[str, Any]]:
                      "running": description is not None, "pid": pid,
                      "socket": str(paths.socket), "log": str(paths.log),
                      "tools": _tools(description) if description else []})
-    return rows
+    return rows, problems
 
 
 def _tools(description: dict[str, Any]) -> list[str]:

@@ -21,7 +21,7 @@ from eve_build.node.client import NodeClient
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
-from eve_build.node.registry import read_registry
+from eve_build.node.registry import read_registry_checked
 from eve_build.node.security import find_socket_problem
 
 DESCRIBE_BUDGET = 5.0
@@ -49,7 +49,7 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
                ) -> tuple[list[ScannedNode], list[Diagnostic]]:
     """One ScannedNode per registered node (sorted by name), and registry problems."""
     try:
-        registry = read_registry(home)
+        registry, problems = read_registry_checked(home)
     except EveBuildError as exc:
         return [], [error("node/registry-invalid", str(home / "nodes.json"), exc.message,
                           exc.hint)]
@@ -66,7 +66,7 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
             else:  # a stale socket is a stopped node; anything else is a failing one
                 node.status = "stopped" if outcome.code == "node/stale" else "dropped"
                 node.diagnostics.append(outcome)
-    return nodes, []
+    return nodes, problems
 
 
 def _check(node: ScannedNode) -> bool:
