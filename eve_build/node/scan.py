@@ -19,6 +19,7 @@ from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 from eve_build.node.client import NodeClient
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
+from eve_build.node.description import DescriptionError, parse_description
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.registry import read_registry_checked
@@ -26,7 +27,6 @@ from eve_build.node.security import find_socket_problem
 
 DESCRIBE_BUDGET = 5.0
 """Seconds a node has to answer `describe` when a host loads (the hook budget)."""
-DESCRIPTION_LISTS = ("tools", "commands", "guidelines", "hooks", "events")
 
 
 @dataclass
@@ -113,24 +113,8 @@ async def _describe(node: ScannedNode, budget: float) -> dict[str, Any] | Diagno
         return error("node/describe-failed", str(node.socket), message, hint)
     finally:
         await connection.close()
-    problem = find_description_problem(result)
-    if problem is not None:
+    try:
+        return parse_description(result)
+    except DescriptionError as exc:
         return error("node/describe-failed", str(node.socket),
-                     f"node `{node.name}` answered `describe` with {problem}", hint)
-    return dict(result)
-
-
-def find_description_problem(result: Any) -> str | None:
-    """What is wrong with a `describe` result (None when the host can use it)."""
-    if not isinstance(result, dict):
-        return f"{type(result).__name__}, not an object"
-    if result.get("protocol") != protocol.PROTOCOL_VERSION:
-        return (f"protocol {result.get('protocol')!r}; this host speaks "
-                f"{protocol.PROTOCOL_VERSION}")
-    for key in DESCRIPTION_LISTS:
-        if not isinstance(result.get(key), list):
-            return f"no `{key}` list"
-    for item in (*result["tools"], *result["commands"]):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            return "a tool or command without a name"
-    return None
+                     f"node `{node.name}` answered `describe` with {exc}; it is left out", hint)
