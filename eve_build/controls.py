@@ -18,13 +18,19 @@ import re
 
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 """C0 controls but tab and newline, DEL, C1 controls (CSI is U+009B), bidi overrides."""
+ALL_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""The same with tab and newline: in a name they are not layout."""
 
 
-def escape_controls(text: str) -> str:
-    """`text` with every control character written as a Python escape (`\\x1b`, `\\u202e`)."""
-    if CONTROLS.search(text) is None:  # the common case: nothing to do, no copy
+def escape_controls(text: str, *, layout: bool = True) -> str:
+    """`text` with every control character written as a Python escape (`\\x1b`, `\\u202e`).
+
+    `layout=False` escapes newline and tab too (for names quoted in one line).
+    """
+    pattern = CONTROLS if layout else ALL_CONTROLS
+    if pattern.search(text) is None:  # the common case: nothing to do, no copy
         return text
-    return CONTROLS.sub(_escaped, text)
+    return pattern.sub(_escaped, text)
 
 
 def _escaped(match: re.Match[str]) -> str:
