@@ -71,6 +71,15 @@ class LocalLayer:
     def commands(self) -> list[CommandInfo]:
         return self.host.commands()
 
+    def find_tool_owner(self, tool: str) -> tuple[str, str] | None:
+        """Which node `tool` belongs to when that node is not working now (and why)."""
+        for source in self.host.sources:
+            finder = getattr(source, "find_tool_owner", None)
+            owner = finder(tool) if callable(finder) else None
+            if owner is not None:
+                return owner  # type: ignore[no-any-return]
+        return None
+
     def guidelines(self) -> list[Guideline]:
         return self.host.guidelines()
 

@@ -94,6 +94,7 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
     pid = read_pid(paths)
     running = process.describe_running(paths) if pid is not None else None
     if pid is not None and running is not None:
+        remember_tools(home, name, _tools(running))
         return StartReport(name, pid, paths.socket, paths.log, _tools(running),
                            already_running=True)
     if pid is not None:  # alive but not answering: replace it
@@ -110,7 +111,17 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
         clean_stale(paths)
         raise _fail("node/start-failed", str(paths.log), f"node `{name}` did not start: "
                     f"{outcome}", f"the whole log is in `{paths.log}`")
+    remember_tools(home, name, _tools(outcome))
     return StartReport(name, child.pid, paths.socket, paths.log, _tools(outcome), steps)
+
+
+def remember_tools(home: Path, name: str, tools: list[str]) -> None:
+    """Record the node's tools in its registry entry (written only when they changed)."""
+    nodes = read_registry(home)
+    entry = nodes.get(name)
+    if entry is not None and entry.tools != tuple(tools):
+        nodes[name] = NodeEntry(name, entry.path, tuple(tools))
+        write_registry(home, nodes)
 
 
 def stop_node(home: Path, name: str, *, timeout: float = process.STOP_TIMEOUT) -> str:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.errors import EveBuildError
-from eve_build.naming import TOOL_NAME_LIMIT, find_segment_problems
+from eve_build.naming import TOOL_NAME_LIMIT, find_segment_problems, find_tool_name_problems
 from eve_build.node.paths import registry_path
 
 REGISTRY_FORMAT_VERSION = 1
@@ -28,14 +28,18 @@ NAME_LIMIT = TOOL_NAME_LIMIT
 """The longest node name (it is also part of a socket path, which must stay short)."""
 SHOWN_LIMIT = 80
 """How much of a bad name or path a diagnostic quotes."""
+TOOLS_LIMIT = 10_000
+"""The most tool names an entry records."""
 
 
 @dataclass(frozen=True, order=True)
 class NodeEntry:
-    """One registered node: its name and its project folder (absolute)."""
+    """One registered node: its name, its project folder (absolute) and, once it was
+    started, the names of its tools then (so a host can say whose a missing tool is)."""
 
     name: str
     path: Path
+    tools: tuple[str, ...] = field(default=(), compare=False)
 
 
 def read_registry(home: Path) -> dict[str, NodeEntry]:
@@ -77,7 +81,7 @@ def read_registry_checked(home: Path) -> tuple[dict[str, NodeEntry], list[Diagno
                 "register the project again with `eve ext add PATH [--name NAME]`; the "
                 "next `eve ext add` or `eve ext remove` drops the bad entry"))
             continue
-        found[name] = NodeEntry(name, Path(entry["path"]))
+        found[name] = NodeEntry(name, Path(entry["path"]), _known_tools(entry.get("tools")))
     return found, problems
 
 
@@ -96,6 +100,14 @@ def find_entry_problem(name: str, entry: object) -> str | None:
     return None
 
 
+def _known_tools(value: object) -> tuple[str, ...]:
+    """The recorded tool names that are names at all (anything else is ignored)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(t for t in value[:TOOLS_LIMIT] if isinstance(t, str)
+                 and not find_tool_name_problems(t))
+
+
 def shorten(text: str) -> str:
     """A name or path as a diagnostic may quote it: repr-escaped, at most SHOWN_LIMIT long."""
     shown = repr(text[:SHOWN_LIMIT])
@@ -108,7 +120,9 @@ def write_registry(home: Path, nodes: dict[str, NodeEntry]) -> None:
     file = registry_path(home)
     file.parent.mkdir(parents=True, exist_ok=True)
     data = {"formatVersion": REGISTRY_FORMAT_VERSION,
-            "nodes": {name: {"path": str(nodes[name].path)} for name in sorted(nodes)}}
+            "nodes": {name: {"path": str(nodes[name].path),
+                             **({"tools": list(nodes[name].tools)} if nodes[name].tools else {})}
+                      for name in sorted(nodes)}}
     handle, staging = tempfile.mkstemp(prefix=".nodes.json.", dir=file.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

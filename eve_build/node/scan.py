@@ -37,6 +37,7 @@ class ScannedNode:
     status: str  # loaded | stopped | dropped
     pid: int | None = None
     client: NodeClient | None = None
+    known_tools: tuple[str, ...] = ()  # its tools when it was last started
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -54,7 +55,7 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
         return [], [error("node/registry-invalid", str(home / "nodes.json"), exc.message,
                           exc.hint)]
     nodes = [ScannedNode(entry.name, entry.path, NodePaths(home, entry.name).socket, "stopped",
-                         read_pid(NodePaths(home, entry.name)))
+                         read_pid(NodePaths(home, entry.name)), known_tools=entry.tools)
              for entry in registry.values()]
     live = [node for node in nodes if _check(node)]
     if live:

@@ -16,7 +16,7 @@ from eve_build.local.context import LocalSession, ScriptContext
 from eve_build.local.record import LoadRequest, LocalExtension
 from eve_build.node import protocol
 from eve_build.node.client import NodeClient
-from eve_build.node.scan import scan_nodes
+from eve_build.node.scan import ScannedNode, scan_nodes
 
 
 class NodeSource:
@@ -25,11 +25,13 @@ class NodeSource:
     def __init__(self) -> None:
         self._contexts: dict[str, ScriptContext] = {}
         self._clients: list[NodeClient] = []
+        self._nodes: list[ScannedNode] = []
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         session: LocalSession = request.session
         nodes, problems = scan_nodes(request.eve_home, budget=request.budget,
                                      on_notice=self._notice)
+        self._nodes = nodes
         records: list[LocalExtension] = []
         for node in nodes:
             context = ScriptContext(node.name, request.project_root, node.path, session)
@@ -52,6 +54,26 @@ class NodeSource:
             client.close()
         self._clients.clear()
         self._contexts.clear()
+        self._nodes = []
+
+    def find_tool_owner(self, tool: str) -> tuple[str, str] | None:
+        """(node, why the agent lacks `tool` now) when it is the tool of a node that is not
+        running, was dropped, or was last started with it; None otherwise."""
+        for node in self._nodes:
+            client = node.client
+            if client is not None and client.dropped is None:
+                continue  # a working node: its tools are on the surface
+            known = node.known_tools if client is None else tuple(
+                str(item["name"]) for item in client.description["tools"])
+            if tool not in known:
+                continue
+            if client is not None:
+                return node.name, f"was dropped: it {client.dropped}"
+            if node.status == "stopped":
+                return node.name, "is not running"
+            first = node.diagnostics[0].message if node.diagnostics else "it did not load"
+            return node.name, f"was left out ({first})"
+        return None
 
     def _notice(self, node: str, kind: str, data: dict[str, Any]) -> None:
         context = self._contexts.get(node)

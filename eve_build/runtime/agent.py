@@ -110,8 +110,7 @@ class Agent(LocalMethods):
         surface = self.surface(subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise ToolNotFoundError(f"the agent has no tool `{name}`",
-                                    calls.suggest_tools(name, surface.tools))
+            raise self._missing_tool(name, surface, subagent)
         return (await resolve_tool(entry, self._pool))[0]
 
     async def acall_tool(
@@ -123,8 +122,7 @@ class Agent(LocalMethods):
         surface = self.surface(subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise ToolNotFoundError(f"the agent has no tool `{name}`",
-                                    calls.suggest_tools(name, surface.tools))
+            raise self._missing_tool(name, surface, subagent)
         pipeline, given = surface.pipeline, {} if arguments is None else dict(arguments)
         loop, updates = asyncio.get_running_loop(), []
 

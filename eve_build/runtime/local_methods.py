@@ -78,6 +78,22 @@ class LocalMethods:
                              extensions=[r.name for r in self.local_extensions if r.loaded])
         return self.local_extensions
 
+    def _missing_tool(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
+        """The ToolNotFoundError for `name`: a node's tool names the node and its start."""
+        from eve_build.runtime.agent import ToolNotFoundError
+        from eve_build.runtime.calls import suggest_tools
+
+        owner = (self._local.find_tool_owner(name) if self._local is not None and not subagent
+                 else None)
+        if owner is None:
+            return ToolNotFoundError(f"the agent has no tool `{name}`",
+                                     suggest_tools(name, surface.tools))
+        node, why = owner
+        return ToolNotFoundError(f"the agent has no tool `{name}` now: it is a tool of node "
+                                 f"`{node}`, which {why}",
+                                 f"start the node with `eve ext start {node}`; the next call "
+                                 "finds it")
+
     @contextlib.contextmanager
     def _counted(self) -> Iterator[None]:
         with self._running_lock:
