@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
@@ -57,6 +58,24 @@ class LocalLayer:
         self._base = base
         taken = {name: _owner(entry.mount) for name, entry in base.tools.items()}
         self.host.load(self.request, taken)
+        return self._combine(base)
+
+    def rescan_nodes(self) -> tuple[Surface, list[Diagnostic]] | None:
+        """Scan the nodes again when anything about them changed (None when nothing did):
+        the new surface and the node records' diagnostics. Scripts are not reloaded."""
+        assert self._base is not None
+        for index, source in enumerate(self.host.sources):
+            fingerprint = getattr(source, "fingerprint", None)
+            if not callable(fingerprint):
+                continue
+            if fingerprint(self.request.eve_home) == getattr(source, "seen", None):
+                return None
+            records = self.host.reload_from(index, self.request)
+            found = [d for r in records if r.origin == "node" for d in r.diagnostics]
+            return self._combine(self._base), found
+        return None
+
+    def _combine(self, base: Surface) -> Surface:
         tools = {**self.host.tool_entries(), **base.tools}
         hooks = [*base.pipeline.hooks, *self.host.hook_entries()]
         pipeline = HookPipeline(hooks, base.pipeline.budget, base.pipeline.pool,

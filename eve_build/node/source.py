@@ -10,12 +10,18 @@ What a node's code says through its ctx (`notify`, `send_user_message`,
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+from eve_build.errors import EveBuildError
 from eve_build.local.context import LocalSession, ScriptContext
 from eve_build.local.record import LoadRequest, LocalExtension
 from eve_build.node import protocol
 from eve_build.node.client import NodeClient
+from eve_build.node.liveness import read_pid
+from eve_build.node.paths import NodePaths, registry_path
+from eve_build.node.registry import read_registry
 from eve_build.node.scan import ScannedNode, scan_nodes
 
 
@@ -26,12 +32,14 @@ class NodeSource:
         self._contexts: dict[str, ScriptContext] = {}
         self._clients: list[NodeClient] = []
         self._nodes: list[ScannedNode] = []
+        self.seen: tuple[object, ...] | None = None  # the fingerprint at the last load
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         session: LocalSession = request.session
         nodes, problems = scan_nodes(request.eve_home, budget=request.budget,
                                      on_notice=self._notice)
         self._nodes = nodes
+        self.seen = self.fingerprint(request.eve_home)  # after the scan removed stale files
         records: list[LocalExtension] = []
         for node in nodes:
             context = ScriptContext(node.name, request.project_root, node.path, session)
@@ -55,6 +63,21 @@ class NodeSource:
         self._clients.clear()
         self._contexts.clear()
         self._nodes = []
+
+    def fingerprint(self, home: Path) -> tuple[object, ...]:
+        """What a rescan would see differently: the registry file, and per registered node
+        its socket, its proven pid and whether this host dropped it (a few stats)."""
+        parts: list[object] = [_stat(registry_path(home))]
+        try:
+            names = sorted(read_registry(home))
+        except EveBuildError:
+            names = []
+        dropped = {node.name for node in self._nodes
+                   if node.client is not None and node.client.dropped is not None}
+        for name in names:
+            paths = NodePaths(home, name)
+            parts.append((name, _stat(paths.socket), read_pid(paths), name in dropped))
+        return tuple(parts)
 
     def find_tool_owner(self, tool: str) -> tuple[str, str] | None:
         """(node, why the agent lacks `tool` now) when it is the tool of a node that is not
@@ -85,3 +108,11 @@ class NodeSource:
             context.send_user_message(str(data.get("text", "")))
         elif kind == protocol.APPEND_ENTRY and isinstance(data.get("entry"), dict):
             context.append_entry(data["entry"])
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
