@@ -17,6 +17,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.node import process
+from eve_build.node.description import DescriptionError, parse_description
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.project import EXTENSION_FILE
@@ -105,6 +106,11 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
         python, steps = ensure_environment(entry.path, name, runner)
     child = process.spawn_node(python, paths, entry.path)
     outcome = process.wait_until_answering(child, paths, timeout)
+    if not isinstance(outcome, str):
+        try:
+            outcome = parse_description(outcome)
+        except DescriptionError as exc:  # hosts would drop it: say so now, and stop it
+            outcome = f"it answered `describe` with {exc}"
     if isinstance(outcome, str):
         if child.poll() is None:
             process.stop_process(child.pid)
@@ -173,8 +179,11 @@ def list_nodes_checked(home: Path) -> tuple[list[dict[str, Any]], list[Diagnosti
 
 
 def _tools(description: dict[str, Any]) -> list[str]:
-    return [str(item.get("name")) for item in description.get("tools", [])
-            if isinstance(item, dict)]
+    """The tool names of a description (none when it does not fit the protocol)."""
+    try:
+        return [str(item["name"]) for item in parse_description(description)["tools"]]
+    except DescriptionError:
+        return []
 
 
 TITLES = {"node/project-invalid": "cannot register the node",

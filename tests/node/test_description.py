@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 
-from eve_build.node.lifecycle import StartReport, add_node
+from eve_build.errors import DiagnosticsError
+from eve_build.node.lifecycle import StartReport, add_node, list_nodes, start_node
+from eve_build.node.liveness import read_pid
+from eve_build.node.paths import NodePaths
+from eve_build.node.process import spawn_node, wait_until_answering
 from eve_build.node.registry import NodeEntry
 from eve_build.runtime import load_agent
 from tests.node.fake import DESCRIPTION, fake_node, reply
@@ -62,10 +66,34 @@ def test_a_malformed_description_drops_only_that_node(
         assert agent.call_tool("echo", {"text": "hi"}).value["echo"] == "hi"
 
 
+def test_start_refuses_a_node_whose_description_does_not_fit(
+        home: Path, register: Callable[[str, str], Path]) -> None:
+    register("bad-schema-node", "odd")
+    with pytest.raises(DiagnosticsError) as info:
+        start_node(home, "odd", python=Path(sys.executable), timeout=60.0)
+    [diagnostic] = info.value.diagnostics
+    assert diagnostic.code == "node/start-failed"
+    assert diagnostic.message == ("node `odd` did not start: it answered `describe` with "
+                                  "`tools[0].inputSchema`: Input should be a valid dictionary")
+    assert read_pid(NodePaths(home, "odd")) is None  # it was stopped again
+    assert list_nodes(home)[0]["running"] is False
+
+
 def test_a_real_node_sending_a_boolean_schema_breaks_no_call(
-        app: Path, home: Path, run_node: Run) -> None:
+        app: Path, home: Path, run_node: Run, register: Callable[[str, str], Path]) -> None:
     run_node("echo-node", "echo")
-    run_node("bad-schema-node", "odd")
+    # started by hand (as an older eve-build would have started it): `eve ext start` refuses
+    project = register("bad-schema-node", "odd")
+    child = spawn_node(Path(sys.executable), NodePaths(home, "odd"), project)
+    try:
+        assert isinstance(wait_until_answering(child, NodePaths(home, "odd"), 60.0), dict)
+        _call_through_the_cli(app, home)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _call_through_the_cli(app: Path, home: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "eve_build", "call", "ping", "{}", "--path",
                            str(app), "--json"], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "EVE_HOME": str(home)})
