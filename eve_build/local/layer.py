@@ -17,6 +17,7 @@ from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
+from eve_build.naming import derive_shown_name
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.pipeline import HookPipeline
 from eve_build.runtime.surface import Surface
@@ -111,7 +112,7 @@ class LocalLayer:
             hint = (f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
                     f"commands: {', '.join(f'`{c}`' for c in known)}" if known else
                     "no local extension defines a command")
-            raise CommandNotFoundError(f"there is no command `{name}`", hint)
+            raise CommandNotFoundError(f"there is no command `{derive_shown_name(name)}`", hint)
         record, command = found
         assert command.run is not None and record.binding is not None
         done = await run_bound(command.run, (args, record.context), binding=record.binding,

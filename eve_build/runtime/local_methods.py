@@ -106,16 +106,18 @@ class LocalMethods:
 
     def _missing_tool(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
         """The ToolNotFoundError for `name`: a node's tool names the node and its start."""
+        from eve_build.naming import derive_shown_name
         from eve_build.runtime.agent import ToolNotFoundError
         from eve_build.runtime.calls import suggest_tools
 
         owner = (self._local.find_tool_owner(name) if self._local is not None and not subagent
                  else None)
+        shown = derive_shown_name(name)  # a 100 kB name is not echoed whole
         if owner is None:
-            return ToolNotFoundError(f"the agent has no tool `{name}`",
+            return ToolNotFoundError(f"the agent has no tool `{shown}`",
                                      suggest_tools(name, surface.tools))
         node, why = owner
-        return ToolNotFoundError(f"the agent has no tool `{name}` now: it is a tool of node "
+        return ToolNotFoundError(f"the agent has no tool `{shown}` now: it is a tool of node "
                                  f"`{node}`, which {why}",
                                  f"start the node with `eve ext start {node}`; the next call "
                                  "finds it")

@@ -95,3 +95,15 @@ def test_init_refuses_the_reserved_separator(tmp_path: Path) -> None:
     long = subprocess.run([sys.executable, "-m", "eve_build", "extension", "init", "z" * 100_000],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert long.returncode == 2 and len(long.stderr) < 2000
+
+
+def test_an_unknown_100_kb_tool_or_command_name_is_not_echoed_whole(
+        app: Path, eve_home: Path) -> None:
+    name = "q" * 100_000
+    for args in (["call", name, "{}"], ["command", name]):
+        done = subprocess.run([sys.executable, "-m", "eve_build", *args, "--path", str(app)],
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "EVE_HOME": str(eve_home), "NO_COLOR": "1"})
+        assert done.returncode in (1, 2), done.stderr[:500]
+        assert "q" * 80 + "... (100000 characters)" in done.stderr
+        assert len(done.stderr) < 2000 and "Traceback" not in done.stderr
