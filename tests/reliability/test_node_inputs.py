@@ -33,7 +33,7 @@ LISTS = {"tools": st.lists(TOOL, max_size=3) | JSON,
          "hooks": st.lists(st.sampled_from(["action.call", "x"]), max_size=2) | JSON,
          "events": st.lists(st.text(max_size=10), max_size=2) | JSON}
 DESCRIPTIONS = JSON | st.fixed_dictionaries(
-    {"protocol": st.just(1) | JSON, **{key: value for key, value in LISTS.items()}})
+    {"protocol": st.just(1) | JSON, **LISTS})
 
 
 @given(description=DESCRIPTIONS)
