@@ -4,7 +4,7 @@ A node or a local extension can put `ESC[2J` (clear the screen), a carriage retu
 (overwrite the line) or a bidi override (reorder what the user reads) into a notice,
 a command reply, an error message or a name that a diagnostic quotes. Everything
 the CLI prints and every log line goes through `escape_controls` once, at the
-output boundary (`eve_build/cli/output.py`, `ControlEscapingFormatter`), so such
+output boundary (`eve_build/cli/output.py`, `derive_log_handler`), so such
 text is shown as `\\x1b[2J` and never reaches the terminal as a command. Newline and
 tab are kept: they are layout.
 
@@ -13,8 +13,11 @@ tab are kept: they are layout.
 
 from __future__ import annotations
 
-import logging
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # logging is imported by the commands that log, not by `eve --help`
+    import logging
 
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 """C0 controls but tab and newline, DEL, C1 controls (CSI is U+009B), bidi overrides."""
@@ -38,15 +41,15 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-class ControlEscapingFormatter(logging.Formatter):
-    """A log formatter whose lines carry no control characters (tracebacks included)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return escape_controls(super().format(record))
-
-
 def derive_log_handler(format: str) -> logging.Handler:
-    """A stderr handler for `logging.basicConfig(handlers=[...])` that escapes controls."""
+    """A stderr handler for `logging.basicConfig(handlers=[...])` whose lines carry no
+    control characters (tracebacks included)."""
+    import logging
+
+    class ControlEscapingFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return escape_controls(super().format(record))
+
     handler = logging.StreamHandler()
     handler.setFormatter(ControlEscapingFormatter(format))
     return handler
