@@ -161,11 +161,14 @@ CODES: dict[str, str] = {
     "node/extension-missing": "A node's project has no `extension.py`.",
     "node/install-failed": "Creating a node's venv or installing its project failed.",
     "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
-    "node/not-running": "`eve ext stop` of a node that is not running.",
+    "node/not-running": "No longer emitted: `eve ext stop` of a stopped node exits 0 with a "
+        "note.",
     "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
     "node/stale": "A node's socket or pid file outlived its process; they were removed.",
     "node/describe-failed": "A running node did not answer `describe` in time, or with garbage.",
     "node/dropped": "A node died, hung or sent garbage while the host used it.",
+    # nodes and extension output: hostile registries, describes and names (issue 23)
+    "node/registry-entry-invalid": "An entry of `nodes.json` has a bad name or path: left out.",
     # mcp and connections at run time: `eve mcp`, `eve connections [--probe]` (docs/mcp.md)
     "mcp/sdk-missing": "The MCP SDK (the `eve-build[mcp]` extra) is not installed.",
     "connection/env-missing": "A connection's URL or header needs an environment variable that "

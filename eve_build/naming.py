@@ -12,6 +12,8 @@ from typing import NewType
 
 from packaging.utils import canonicalize_name
 
+from eve_build.controls import escape_controls
+
 ContributionName = NewType("ContributionName", str)
 """A slot-local name: `search`, `admin-reset`, `auth/load_profile`."""
 
@@ -28,19 +30,39 @@ MOUNT_SEPARATOR = "__"
 SEGMENT_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 TOOL_NAME_LIMIT = 64
 TOOL_NAME_WARN = 48
+SHOWN_NAME_LIMIT = 80
+"""How much of a name a message quotes (a 100 kB name is not echoed whole)."""
 
 
 def find_segment_problems(segment: str) -> list[str]:
     """What is wrong with one path segment used as a name (empty when fine)."""
     problems: list[str] = []
+    shown = derive_shown_name(segment)
     if MOUNT_SEPARATOR in segment:
-        problems.append(f"`{segment}` contains `__`, which is reserved as the mount separator")
-    if not SEGMENT_PATTERN.match(segment):
+        problems.append(f"`{shown}` contains `__`, which is reserved as the mount separator")
+    if not SEGMENT_PATTERN.fullmatch(segment):  # `match` with `$` let "ok\n" through
         problems.append(
-            f"`{segment}` is not a valid name: use lower-case letters, digits, `_` and `-`, "
+            f"`{shown}` is not a valid name: use lower-case letters, digits, `_` and `-`, "
             "starting with a letter or digit"
         )
     return problems
+
+
+def find_tool_name_problems(name: str) -> list[str]:
+    """The rules of a local or node tool or command name: a segment of at most 64 characters."""
+    if not name:
+        return ["the name is empty"]
+    if len(name) > TOOL_NAME_LIMIT:
+        return [f"`{derive_shown_name(name)}` is {len(name)} characters long; at most "
+                f"{TOOL_NAME_LIMIT} are allowed"]
+    return find_segment_problems(name)
+
+
+def derive_shown_name(name: str) -> str:
+    """`name` as a message may quote it: control characters escaped, at most 80 characters."""
+    if len(name) <= SHOWN_NAME_LIMIT:
+        return escape_controls(name, layout=False)
+    return f"{escape_controls(name[:SHOWN_NAME_LIMIT], layout=False)}... ({len(name)} characters)"
 
 
 def suggest_segment(segment: str) -> str:

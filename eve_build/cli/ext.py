@@ -14,6 +14,8 @@ from eve_build.cli.output import (
     emit_json_line,
     emit_result,
     envelope,
+    note,
+    render_diagnostics,
     run_core,
 )
 
@@ -96,12 +98,13 @@ def start(
 @app.command("list")
 def list_(json_output: bool = JSON_OPTION) -> None:
     """Every registered node: running or not, pid, socket, tools."""
-    from eve_build.node.lifecycle import list_nodes
+    from eve_build.node.lifecycle import list_nodes_checked
 
-    rows = run_core(lambda: list_nodes(_home()), json_output=json_output)
+    rows, problems = run_core(lambda: list_nodes_checked(_home()), json_output=json_output)
     if json_output:
-        emit_result("listed", nodes=rows)
+        emit_result("listed", problems, nodes=rows)
         return
+    render_diagnostics(problems)
     if not rows:
         echo("No nodes registered; add one with `eve ext add PATH`")
     for row in rows:
@@ -120,6 +123,9 @@ def stop(name: str = typer.Argument(..., help="The running node."),
     how = run_core(lambda: stop_node(_home(), name), json_output=json_output)
     if json_output:
         emit_result("stopped", name=name, how=how)
+        return
+    if how == "not-running":  # idempotent: the node is stopped, which is what was asked
+        note(f"Node `{name}` is not running; nothing to stop")
         return
     echo(f"Node `{name}` {how}")
 

@@ -34,9 +34,11 @@ def mcp(
 
     stdout carries only the protocol; logs and errors go to stderr.
     """
+    from eve_build.controls import derive_log_handler
     from eve_build.mcp.stdio import serve_stdio
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING,
+                        handlers=[derive_log_handler("%(levelname)s %(name)s: %(message)s")])
     run_core(lambda: serve_stdio(path, subagent=subagent, approve=approve,
                                  extensions=extension or ()))
 

@@ -5,6 +5,9 @@ progress and notes go to stderr, coloured through rich only when stderr is a
 terminal and `NO_COLOR` is unset. Every `--json` payload is one envelope:
 `{"status": ..., <command fields>, "diagnostics": {"errors", "warnings", "items"}}`,
 the same shape on success and on failure (failure adds `"error": {"message", "hint"}`).
+Every line of text printed here has its control characters escaped
+(`eve_build.controls`): notices, replies and errors of extension code reach the
+terminal as text, never as escape sequences. JSON escapes them itself.
 The shapes are JSON Schema files in `eve_build/schemas/`, documented in
 docs/reference/json.md.
 """
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import typer
 
+from eve_build.controls import escape_controls
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, EveBuildError
 
@@ -44,26 +48,26 @@ def configure(*, quiet: bool = False, verbose: bool = False) -> None:
     SETTINGS.quiet, SETTINGS.verbose = quiet, verbose
 
 
-def echo(text: str = "") -> None:
+def echo(text: str = "", *, nl: bool = True) -> None:
     """Data, on stdout: never coloured, never hidden."""
-    typer.echo(text)
+    typer.echo(escape_controls(text), nl=nl)
 
 
 def echo_err(text: str = "") -> None:
     """An error line on stderr: shown even with `--quiet`."""
-    _console().print(_styled(text), soft_wrap=True)
+    _console().print(_styled(escape_controls(text)), soft_wrap=True)
 
 
 def note(text: str) -> None:
     """Progress and next steps on stderr; hidden by `--quiet`."""
     if not SETTINGS.quiet:
-        _console().print(text, style="dim", soft_wrap=True)
+        _console().print(escape_controls(text), style="dim", soft_wrap=True)
 
 
 def detail(text: str) -> None:
     """Extra detail on stderr, shown only with `--verbose`."""
     if SETTINGS.verbose:
-        _console().print(text, style="dim", soft_wrap=True)
+        _console().print(escape_controls(text), style="dim", soft_wrap=True)
 
 
 _DATA: list[TextIO] = []  # where JSON data goes while user code's stdout is diverted
@@ -192,11 +196,11 @@ def _diagnostic_text(diagnostic: Diagnostic) -> Any:
     text = Text()
     where = diagnostic.location()
     if where:
-        text.append(f"{where}: ", style="bold")
+        text.append(f"{escape_controls(where)}: ", style="bold")
     text.append(diagnostic.severity.value, style=_STYLES[diagnostic.severity.value])
-    text.append(f" {diagnostic.code}: {diagnostic.message}")
+    text.append(f" {diagnostic.code}: {escape_controls(diagnostic.message)}")
     if diagnostic.hint:
         text.append("\n  ")
         text.append("hint", style=_STYLES["hint"])
-        text.append(f": {diagnostic.hint}")
+        text.append(f": {escape_controls(diagnostic.hint)}")
     return text

@@ -92,7 +92,10 @@ def configure_logging() -> None:
     """Show the host's log (channel failures, schedule runs) and uvicorn's on stderr."""
     import logging
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    from eve_build.controls import derive_log_handler
+
+    logging.basicConfig(level=logging.INFO,
+                        handlers=[derive_log_handler("%(levelname)s: %(message)s")])
 
 
 def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", min=1,
@@ -168,7 +171,7 @@ def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
     if json_output:
         emit_result("ok", **assembled.to_json())
     else:
-        typer.echo(assembled.text, nl=False)
+        echo(assembled.text, nl=False)
     for part in assembled.errors:
         echo_err(f"warning: {part.describe()} could not be rendered: {part.error}")
 

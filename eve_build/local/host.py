@@ -47,28 +47,33 @@ class LocalHost:
     def __init__(self, sources: Sequence[LocalSource]) -> None:
         self.sources = tuple(sources)
         self.records: list[LocalExtension] = []
+        self._by_source: list[list[LocalExtension]] = []  # the records of each source
+        self._placements: list[_Placement] = []  # the state before each source, then after
 
     def load(self, request: LoadRequest, taken: Mapping[str, str]) -> list[LocalExtension]:
         """Load every source; `taken` maps the agent's tool names to who owns them."""
-        self.records = [record for source in self.sources for record in source.load(request)]
-        owners: dict[str, str] = dict(taken)
-        commands: dict[str, str] = {}
-        seen: dict[str, LocalExtension] = {}
-        for record in self.records:
-            earlier = seen.get(record.name)
-            if earlier is not None and record.status in ("loaded", "dropped"):
-                record.status = "shadowed"
-                record.spec = None
-                continue
-            if record.status != "untrusted":
-                seen.setdefault(record.name, record)
-            if not record.loaded or record.spec is None:
-                continue
-            if record.binding is None:
-                record.binding = derive_binding(record.name, request.states)
-            derive_contributions(record, record.spec)
-            record.tools = _claim(record, "tool", record.tools, owners)
-            record.commands = _claim(record, "command", record.commands, commands)
+        self._placements = [_Placement(dict(taken), {}, {})]
+        self._by_source = []
+        return self.reload_from(0, request)
+
+    def reload_from(self, index: int, request: LoadRequest) -> list[LocalExtension]:
+        """Load sources `index`... again (closing them first); earlier ones stay as placed.
+
+        Sources load in order and a later one never changes how an earlier one was
+        placed, so the placement state before `index` is kept and reused.
+        """
+        for source in self.sources[index:]:
+            if self._by_source:
+                source.close()
+        del self._by_source[index:], self._placements[index + 1:]
+        for source in self.sources[index:]:
+            state = self._placements[-1].copy()
+            records = source.load(request)
+            for record in records:
+                _place(record, state, request)
+            self._by_source.append(records)
+            self._placements.append(state)
+        self.records = [record for records in self._by_source for record in records]
         return self.records
 
     @property
@@ -122,6 +127,36 @@ class LocalHost:
     def close(self) -> None:
         for source in self.sources:
             source.close()
+
+
+@dataclass
+class _Placement:
+    """Who owns which tool and command name, and which extension names are taken."""
+
+    owners: dict[str, str]
+    commands: dict[str, str]
+    seen: dict[str, LocalExtension]
+
+    def copy(self) -> _Placement:
+        return _Placement(dict(self.owners), dict(self.commands), dict(self.seen))
+
+
+def _place(record: LocalExtension, state: _Placement, request: LoadRequest) -> None:
+    """Shadow, check and claim one record's contributions (in load order)."""
+    earlier = state.seen.get(record.name)
+    if earlier is not None and record.status in ("loaded", "dropped"):
+        record.status = "shadowed"
+        record.spec = None
+        return
+    if record.status != "untrusted":
+        state.seen.setdefault(record.name, record)
+    if not record.loaded or record.spec is None:
+        return
+    if record.binding is None:
+        record.binding = derive_binding(record.name, request.states)
+    derive_contributions(record, record.spec)
+    record.tools = _claim(record, "tool", record.tools, state.owners)
+    record.commands = _claim(record, "command", record.commands, state.commands)
 
 
 def _claim(record: LocalExtension, kind: str, values: dict[str, Any],

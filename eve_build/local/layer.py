@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
+from eve_build.naming import derive_shown_name
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.pipeline import HookPipeline
 from eve_build.runtime.surface import Surface
@@ -57,6 +59,24 @@ class LocalLayer:
         self._base = base
         taken = {name: _owner(entry.mount) for name, entry in base.tools.items()}
         self.host.load(self.request, taken)
+        return self._combine(base)
+
+    def rescan_nodes(self) -> tuple[Surface, list[Diagnostic]] | None:
+        """Scan the nodes again when anything about them changed (None when nothing did):
+        the new surface and the node records' diagnostics. Scripts are not reloaded."""
+        assert self._base is not None
+        for index, source in enumerate(self.host.sources):
+            fingerprint = getattr(source, "fingerprint", None)
+            if not callable(fingerprint):
+                continue
+            if fingerprint(self.request.eve_home) == getattr(source, "seen", None):
+                return None
+            records = self.host.reload_from(index, self.request)
+            found = [d for r in records if r.origin == "node" for d in r.diagnostics]
+            return self._combine(self._base), found
+        return None
+
+    def _combine(self, base: Surface) -> Surface:
         tools = {**self.host.tool_entries(), **base.tools}
         hooks = [*base.pipeline.hooks, *self.host.hook_entries()]
         pipeline = HookPipeline(hooks, base.pipeline.budget, base.pipeline.pool,
@@ -71,6 +91,15 @@ class LocalLayer:
     def commands(self) -> list[CommandInfo]:
         return self.host.commands()
 
+    def find_tool_owner(self, tool: str) -> tuple[str, str] | None:
+        """Which node `tool` belongs to when that node is not working now (and why)."""
+        for source in self.host.sources:
+            finder = getattr(source, "find_tool_owner", None)
+            owner = finder(tool) if callable(finder) else None
+            if owner is not None:
+                return owner  # type: ignore[no-any-return]
+        return None
+
     def guidelines(self) -> list[Guideline]:
         return self.host.guidelines()
 
@@ -83,7 +112,7 @@ class LocalLayer:
             hint = (f"did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
                     f"commands: {', '.join(f'`{c}`' for c in known)}" if known else
                     "no local extension defines a command")
-            raise CommandNotFoundError(f"there is no command `{name}`", hint)
+            raise CommandNotFoundError(f"there is no command `{derive_shown_name(name)}`", hint)
         record, command = found
         assert command.run is not None and record.binding is not None
         done = await run_bound(command.run, (args, record.context), binding=record.binding,

@@ -9,13 +9,18 @@ against the table in `eve_build.sdk.hooks`, with a did-you-mean.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.load.checks import Where, check_tool
 from eve_build.local.record import LocalExtension
+from eve_build.naming import (
+    TOOL_NAME_LIMIT,
+    derive_shown_name,
+    find_tool_name_problems,
+    suggest_segment,
+)
 from eve_build.sdk.definitions import Tool, derive_kind
 from eve_build.sdk.hooks import (
     ALL_EVENTS,
@@ -27,8 +32,6 @@ from eve_build.sdk.hooks import (
 )
 from eve_build.sdk.local import Command, Spec
 
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""Local tool and command names: what providers accept as a tool name."""
 OBSERVABLE = tuple(dict.fromkeys((*CLASSED_EVENTS, *OBSERVED_EVENTS)))
 
 
@@ -68,9 +71,16 @@ def _named(record: LocalExtension, field: str, values: object,
         return {}
     kept: dict[str, Any] = {}
     for name, value in values.items():
-        if not isinstance(name, str) or not NAME_PATTERN.match(name):
-            _warn(record, "local/name-invalid", f"the name {name!r} in `{field}` is not valid",
-                  "use 1 to 64 letters, digits, `_` and `-`")
+        problems = (find_tool_name_problems(name) if isinstance(name, str)
+                    else [f"it is a {type(name).__name__}, not a str"])
+        if problems:
+            shown = derive_shown_name(name if isinstance(name, str) else repr(name))
+            suggestion = suggest_segment(name if isinstance(name, str) else "")
+            _warn(record, "local/name-invalid",
+                  f"the name `{shown}` in `{field}` is left out: {'; '.join(problems)}",
+                  f"use 1 to {TOOL_NAME_LIMIT} lower-case letters, digits, `_` and `-`, "
+                  f"starting with a letter or digit, without `__` (for example "
+                  f"`{suggestion[:TOOL_NAME_LIMIT]}`)")
             continue
         diagnostic = problem(name, value, record)
         if diagnostic is not None:

@@ -11,6 +11,7 @@ import logging
 import sys
 from pathlib import Path
 
+from eve_build.controls import derive_log_handler
 from eve_build.errors import EveBuildError
 from eve_build.node.paths import locate_eve_home
 from eve_build.node.server import serve_node
@@ -23,7 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", type=Path, default=Path(),
                         help="the project folder holding extension.py")
     options = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.basicConfig(level=logging.INFO,
+                        handlers=[derive_log_handler("%(asctime)s %(levelname)s %(message)s")])
     try:
         asyncio.run(serve_node(options.name, options.project.resolve(), locate_eve_home()))
     except EveBuildError as exc:

@@ -64,7 +64,8 @@ class NodeClient:
                       on_notice: Callable[[str, dict[str, Any]], None] | None = None) -> Any:
         """Send one request on this loop's connection; NodeError when the node fails."""
         if self.dropped is not None:
-            raise NodeError(self.name, f"was dropped: it {self.dropped}",
+            raise NodeError(self.name, f"was dropped: it {self.dropped}; start it again with "
+                            f"`eve ext start {self.name}`",
                             f"restart it with `eve ext start {self.name}`")
         loop = asyncio.get_running_loop()
         connection = self._connections.get(loop)
@@ -96,6 +97,10 @@ class NodeClient:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(connection.abort)
         self._connections.clear()
+
+    @property
+    def is_dropped(self) -> bool:
+        return self.dropped is not None
 
     def drop(self, reason: str) -> None:
         if self.dropped is None:
@@ -142,7 +147,12 @@ class NodeClient:
             if self.dropped is not None:  # a dropped node is out of the pipeline: proceed
                 return None
             # no timeout here: the pipeline's budget cancels this task, measured by the host
-            verdict = await self._call(protocol.HOOK_RUN, encode_event(event), timeout=None)
+            try:
+                verdict = await self._call(protocol.HOOK_RUN, encode_event(event), timeout=None)
+            except NodeError:
+                if self.is_dropped:  # it died just now: out of the pipeline, as above
+                    return None
+                raise  # alive, and its hook failed: that counts as the hook's verdict
             return decode_verdict(self.name, event_name, verdict)
 
         return hook

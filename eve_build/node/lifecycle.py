@@ -13,16 +13,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eve_build.diagnostics import error
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.node import process
+from eve_build.node.description import DescriptionError, parse_description
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
 from eve_build.node.project import EXTENSION_FILE
-from eve_build.node.registry import NodeEntry, read_registry, write_registry
+from eve_build.node.registry import (
+    NodeEntry,
+    read_registry,
+    read_registry_checked,
+    write_registry,
+)
 from eve_build.node.venv import ensure_environment
 from eve_build.process import Runner, run_subprocess
+
+NOT_RUNNING = "not-running"
+"""What `stop_node` says of a node that was not running (stopping it again is no error)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,7 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
     pid = read_pid(paths)
     running = process.describe_running(paths) if pid is not None else None
     if pid is not None and running is not None:
+        remember_tools(home, name, _tools(running))
         return StartReport(name, pid, paths.socket, paths.log, _tools(running),
                            already_running=True)
     if pid is not None:  # alive but not answering: replace it
@@ -96,25 +106,42 @@ def start_node(home: Path, name: str, *, runner: Runner = run_subprocess,
         python, steps = ensure_environment(entry.path, name, runner)
     child = process.spawn_node(python, paths, entry.path)
     outcome = process.wait_until_answering(child, paths, timeout)
+    if not isinstance(outcome, str):
+        try:
+            outcome = parse_description(outcome)
+        except DescriptionError as exc:  # hosts would drop it: say so now, and stop it
+            outcome = f"it answered `describe` with {exc}"
     if isinstance(outcome, str):
         if child.poll() is None:
             process.stop_process(child.pid)
         clean_stale(paths)
         raise _fail("node/start-failed", str(paths.log), f"node `{name}` did not start: "
                     f"{outcome}", f"the whole log is in `{paths.log}`")
+    remember_tools(home, name, _tools(outcome))
     return StartReport(name, child.pid, paths.socket, paths.log, _tools(outcome), steps)
 
 
+def remember_tools(home: Path, name: str, tools: list[str]) -> None:
+    """Record the node's tools in its registry entry (written only when they changed)."""
+    nodes = read_registry(home)
+    entry = nodes.get(name)
+    if entry is not None and entry.tools != tuple(tools):
+        nodes[name] = NodeEntry(name, entry.path, tuple(tools))
+        write_registry(home, nodes)
+
+
 def stop_node(home: Path, name: str, *, timeout: float = process.STOP_TIMEOUT) -> str:
-    """Stop a running node (`stopped` or `killed`); a node that is not running is an error."""
+    """Stop a running node: `stopped` or `killed`; `not-running` when there is nothing to do.
+
+    Only a process proven to be the node is signalled (`liveness.read_pid`): a pid file
+    naming any other process, or a zombie, is stale and only its files are removed.
+    """
     find_node(home, name)
     paths = NodePaths(home, name)
     pid = read_pid(paths)
     if pid is None:
-        cleaned = clean_stale(paths)
-        raise _fail("node/not-running", str(paths.socket), f"node `{name}` is not running"
-                    + (" (its stale socket and pid file were removed)" if cleaned else ""),
-                    f"start it with `eve ext start {name}`")
+        clean_stale(paths)
+        return NOT_RUNNING
     how = process.stop_process(pid, timeout)
     clean_stale(paths)
     return how
@@ -122,10 +149,7 @@ def stop_node(home: Path, name: str, *, timeout: float = process.STOP_TIMEOUT) -
 
 def remove_node(home: Path, name: str) -> bool:
     """Stop the node if it runs, then forget it; True when it was running."""
-    find_node(home, name)
-    was_running = read_pid(NodePaths(home, name)) is not None
-    if was_running:
-        stop_node(home, name)
+    was_running = stop_node(home, name) != NOT_RUNNING  # stale files go too
     nodes = read_registry(home)
     del nodes[name]
     write_registry(home, nodes)
@@ -134,8 +158,14 @@ def remove_node(home: Path, name: str) -> bool:
 
 def list_nodes(home: Path) -> list[dict[str, Any]]:
     """One row per registered node: name, path, running, pid, socket, log, tools."""
+    return list_nodes_checked(home)[0]
+
+
+def list_nodes_checked(home: Path) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
+    """`list_nodes`, and a warning for each registry entry that was left out."""
+    registry, problems = read_registry_checked(home)
     rows = []
-    for entry in read_registry(home).values():
+    for entry in registry.values():
         paths = NodePaths(home, entry.name)
         pid = read_pid(paths)
         description = process.describe_running(paths) if pid is not None else None
@@ -145,12 +175,15 @@ def list_nodes(home: Path) -> list[dict[str, Any]]:
                      "running": description is not None, "pid": pid,
                      "socket": str(paths.socket), "log": str(paths.log),
                      "tools": _tools(description) if description else []})
-    return rows
+    return rows, problems
 
 
 def _tools(description: dict[str, Any]) -> list[str]:
-    return [str(item.get("name")) for item in description.get("tools", [])
-            if isinstance(item, dict)]
+    """The tool names of a description (none when it does not fit the protocol)."""
+    try:
+        return [str(item["name"]) for item in parse_description(description)["tools"]]
+    except DescriptionError:
+        return []
 
 
 TITLES = {"node/project-invalid": "cannot register the node",
@@ -158,8 +191,7 @@ TITLES = {"node/project-invalid": "cannot register the node",
           "node/already-registered": "cannot register the node",
           "node/not-registered": "unknown node",
           "node/extension-missing": "cannot start the node",
-          "node/start-failed": "cannot start the node",
-          "node/not-running": "cannot stop the node"}
+          "node/start-failed": "cannot start the node"}
 
 
 def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:

@@ -20,6 +20,10 @@ class NodePaths:
     home: Path
     name: str
 
+    def __post_init__(self) -> None:  # the registry checks names; this is the last guard
+        if not self.name or "/" in self.name or "\x00" in self.name or self.name.startswith("."):
+            raise ValueError(f"not a node name: {self.name[:80]!r}")
+
     @property
     def run_dir(self) -> Path:
         return self.home / "run"

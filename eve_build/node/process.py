@@ -15,7 +15,7 @@ from typing import Any
 
 from eve_build.node import protocol
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
-from eve_build.node.liveness import is_alive
+from eve_build.node.liveness import is_alive, is_same_process, read_process
 from eve_build.node.paths import NodePaths, ensure_run_dir
 
 START_TIMEOUT = 30.0
@@ -67,17 +67,27 @@ async def _try_describe(paths: NodePaths) -> dict[str, Any] | None:
 
 
 def stop_process(pid: int, timeout: float = STOP_TIMEOUT) -> str:
-    """SIGTERM, then SIGKILL after `timeout`; returns how it ended (`stopped`, `killed`)."""
+    """SIGTERM, then SIGKILL after `timeout`; returns how it ended (`stopped`, `killed`).
+
+    `pid` must be proven to be the node (`liveness.read_pid`) or be our own child. Its
+    start time is taken first, so a pid reused while we wait is never signalled, and
+    a zombie counts as ended (its parent reaps it; waiting for that could take forever).
+    """
+    if pid <= 1 or not is_alive(pid):
+        return "stopped"
+    info = read_process(pid)
+    start = info.start if info is not None else None
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not is_alive(pid):
+        if not is_same_process(pid, start):
             return "stopped"
         time.sleep(POLL_SECONDS)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    while is_alive(pid):
+    if is_same_process(pid, start):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    while is_same_process(pid, start):
         time.sleep(POLL_SECONDS)
     return "killed"
 

@@ -90,6 +90,8 @@ def decode_message(line: bytes) -> Message:
         data = json.loads(line)
     except ValueError:
         raise ProtocolError(f"not JSON: {_preview(line)}") from None
+    except RecursionError:
+        raise ProtocolError(f"JSON nested too deeply: {_preview(line)}") from None
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
         raise ProtocolError(f"not a JSON-RPC 2.0 message: {_preview(line)}")
     message_id = data.get("id")

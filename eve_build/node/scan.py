@@ -19,14 +19,14 @@ from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 from eve_build.node.client import NodeClient
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
+from eve_build.node.description import DescriptionError, parse_description
 from eve_build.node.liveness import clean_stale, read_pid
 from eve_build.node.paths import NodePaths
-from eve_build.node.registry import read_registry
+from eve_build.node.registry import read_registry_checked
 from eve_build.node.security import find_socket_problem
 
 DESCRIBE_BUDGET = 5.0
 """Seconds a node has to answer `describe` when a host loads (the hook budget)."""
-DESCRIPTION_LISTS = ("tools", "commands", "guidelines", "hooks", "events")
 
 
 @dataclass
@@ -37,6 +37,7 @@ class ScannedNode:
     status: str  # loaded | stopped | dropped
     pid: int | None = None
     client: NodeClient | None = None
+    known_tools: tuple[str, ...] = ()  # its tools when it was last started
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
@@ -49,12 +50,12 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
                ) -> tuple[list[ScannedNode], list[Diagnostic]]:
     """One ScannedNode per registered node (sorted by name), and registry problems."""
     try:
-        registry = read_registry(home)
+        registry, problems = read_registry_checked(home)
     except EveBuildError as exc:
         return [], [error("node/registry-invalid", str(home / "nodes.json"), exc.message,
                           exc.hint)]
     nodes = [ScannedNode(entry.name, entry.path, NodePaths(home, entry.name).socket, "stopped",
-                         read_pid(NodePaths(home, entry.name)))
+                         read_pid(NodePaths(home, entry.name)), known_tools=entry.tools)
              for entry in registry.values()]
     live = [node for node in nodes if _check(node)]
     if live:
@@ -66,7 +67,7 @@ def scan_nodes(home: Path, *, budget: float = DESCRIBE_BUDGET,
             else:  # a stale socket is a stopped node; anything else is a failing one
                 node.status = "stopped" if outcome.code == "node/stale" else "dropped"
                 node.diagnostics.append(outcome)
-    return nodes, []
+    return nodes, problems
 
 
 def _check(node: ScannedNode) -> bool:
@@ -113,24 +114,8 @@ async def _describe(node: ScannedNode, budget: float) -> dict[str, Any] | Diagno
         return error("node/describe-failed", str(node.socket), message, hint)
     finally:
         await connection.close()
-    problem = find_description_problem(result)
-    if problem is not None:
+    try:
+        return parse_description(result)
+    except DescriptionError as exc:
         return error("node/describe-failed", str(node.socket),
-                     f"node `{node.name}` answered `describe` with {problem}", hint)
-    return dict(result)
-
-
-def find_description_problem(result: Any) -> str | None:
-    """What is wrong with a `describe` result (None when the host can use it)."""
-    if not isinstance(result, dict):
-        return f"{type(result).__name__}, not an object"
-    if result.get("protocol") != protocol.PROTOCOL_VERSION:
-        return (f"protocol {result.get('protocol')!r}; this host speaks "
-                f"{protocol.PROTOCOL_VERSION}")
-    for key in DESCRIPTION_LISTS:
-        if not isinstance(result.get(key), list):
-            return f"no `{key}` list"
-    for item in (*result["tools"], *result["commands"]):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            return "a tool or command without a name"
-    return None
+                     f"node `{node.name}` answered `describe` with {exc}; it is left out", hint)

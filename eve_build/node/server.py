@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from eve_build.errors import EveBuildError
 from eve_build.node import protocol
 from eve_build.node.context import CURRENT_SENDER, NodeContext, make_sender
+from eve_build.node.liveness import write_pid_file
 from eve_build.node.paths import SOCKET_MODE, NodePaths, ensure_run_dir
 from eve_build.node.project import describe_spec, expand_events, load_spec
 from eve_build.sdk.binding import ToolContext
@@ -228,7 +229,7 @@ async def serve_node(name: str, project: Path, home: Path) -> None:
     finally:
         os.umask(previous)
     paths.socket.chmod(SOCKET_MODE)
-    paths.pid_file.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    write_pid_file(paths)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, server.stopping.set)

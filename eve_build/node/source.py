@@ -10,13 +10,19 @@ What a node's code says through its ctx (`notify`, `send_user_message`,
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+from eve_build.errors import EveBuildError
 from eve_build.local.context import LocalSession, ScriptContext
 from eve_build.local.record import LoadRequest, LocalExtension
 from eve_build.node import protocol
 from eve_build.node.client import NodeClient
-from eve_build.node.scan import scan_nodes
+from eve_build.node.liveness import read_pid
+from eve_build.node.paths import NodePaths, registry_path
+from eve_build.node.registry import read_registry
+from eve_build.node.scan import ScannedNode, scan_nodes
 
 
 class NodeSource:
@@ -25,11 +31,15 @@ class NodeSource:
     def __init__(self) -> None:
         self._contexts: dict[str, ScriptContext] = {}
         self._clients: list[NodeClient] = []
+        self._nodes: list[ScannedNode] = []
+        self.seen: tuple[object, ...] | None = None  # the fingerprint at the last load
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         session: LocalSession = request.session
         nodes, problems = scan_nodes(request.eve_home, budget=request.budget,
                                      on_notice=self._notice)
+        self._nodes = nodes
+        self.seen = self.fingerprint(request.eve_home)  # after the scan removed stale files
         records: list[LocalExtension] = []
         for node in nodes:
             context = ScriptContext(node.name, request.project_root, node.path, session)
@@ -52,6 +62,41 @@ class NodeSource:
             client.close()
         self._clients.clear()
         self._contexts.clear()
+        self._nodes = []
+
+    def fingerprint(self, home: Path) -> tuple[object, ...]:
+        """What a rescan would see differently: the registry file, and per registered node
+        its socket, its proven pid and whether this host dropped it (a few stats)."""
+        parts: list[object] = [_stat(registry_path(home))]
+        try:
+            names = sorted(read_registry(home))
+        except EveBuildError:
+            names = []
+        dropped = {node.name for node in self._nodes
+                   if node.client is not None and node.client.dropped is not None}
+        for name in names:
+            paths = NodePaths(home, name)
+            parts.append((name, _stat(paths.socket), read_pid(paths), name in dropped))
+        return tuple(parts)
+
+    def find_tool_owner(self, tool: str) -> tuple[str, str] | None:
+        """(node, why the agent lacks `tool` now) when it is the tool of a node that is not
+        running, was dropped, or was last started with it; None otherwise."""
+        for node in self._nodes:
+            client = node.client
+            if client is not None and client.dropped is None:
+                continue  # a working node: its tools are on the surface
+            known = node.known_tools if client is None else tuple(
+                str(item["name"]) for item in client.description["tools"])
+            if tool not in known:
+                continue
+            if client is not None:
+                return node.name, f"was dropped: it {client.dropped}"
+            if node.status == "stopped":
+                return node.name, "is not running"
+            first = node.diagnostics[0].message if node.diagnostics else "it did not load"
+            return node.name, f"was left out ({first})"
+        return None
 
     def _notice(self, node: str, kind: str, data: dict[str, Any]) -> None:
         context = self._contexts.get(node)
@@ -63,3 +108,11 @@ class NodeSource:
             context.send_user_message(str(data.get("text", "")))
         elif kind == protocol.APPEND_ENTRY and isinstance(data.get("entry"), dict):
             context.append_entry(data["entry"])
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size

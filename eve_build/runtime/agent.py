@@ -124,7 +124,7 @@ class Agent(LocalMethods):
         surface = await self._surface_with(name, subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise self._not_found(name, surface)
+            raise self._not_found(name, surface, subagent)
         return (await resolve_tool(entry, self._pool))[0]
 
     async def acall_tool(
@@ -136,7 +136,7 @@ class Agent(LocalMethods):
         surface = await self._surface_with(name, subagent)
         entry = surface.tools.get(name)
         if entry is None:
-            raise self._not_found(name, surface)
+            raise self._not_found(name, surface, subagent)
         pipeline, given = surface.pipeline, {} if arguments is None else dict(arguments)
         loop, updates = asyncio.get_running_loop(), []
 
@@ -161,10 +161,14 @@ class Agent(LocalMethods):
         own = self.surface(subagent, connections=False)
         return own if name in own.tools else await self.asurface(subagent)
 
-    def _not_found(self, name: str, surface: Surface) -> ToolNotFoundError:
+    def _not_found(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
+        """A connection that is down says so; a stopped node's tool names the node."""
         why = self.connections.hint_for(name) if self.connections is not None else None
-        return ToolNotFoundError(f"the agent has no tool `{name}`",
-                                 why or calls.suggest_tools(name, surface.tools))
+        if why is not None:
+            from eve_build.naming import derive_shown_name
+
+            return ToolNotFoundError(f"the agent has no tool `{derive_shown_name(name)}`", why)
+        return self._missing_tool(name, surface, subagent)
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,

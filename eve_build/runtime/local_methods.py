@@ -17,6 +17,7 @@ from eve_build.runtime import events
 from eve_build.runtime.surface import Surface
 
 if TYPE_CHECKING:
+    from eve_build.diagnostics import Diagnostic
     from eve_build.local.host import CommandInfo, Guideline
     from eve_build.local.layer import CommandReply, LocalLayer
     from eve_build.local.record import LocalExtension
@@ -77,6 +78,49 @@ class LocalMethods:
         events.emit_blocking(self.surface().pipeline, "extensions.changed",
                              extensions=[r.name for r in self.local_extensions if r.loaded])
         return self.local_extensions
+
+    def rescan_nodes(self) -> list[Diagnostic]:
+        """Pick up nodes started, stopped, restarted or dropped since the load (or the last
+        rescan), for a long-running host between turns; scripts are not reloaded.
+
+        Cheap when nothing changed (a few `stat` calls per registered node): then it
+        returns `[]` and changes nothing. Otherwise it scans the nodes again, swaps the
+        root surface, emits `extensions.changed` and returns the diagnostics of the
+        node records (`node/stale`, `node/describe-failed`, `local/name-taken`...).
+        A node that is gone afterwards fails only its own tools, naming the node and
+        `eve ext start NAME`. Refused (EveBuildError) while a call is running.
+        """
+        if self._local is None:
+            return []
+        with self._running_lock:
+            if self._running:
+                raise EveBuildError("cannot rescan the nodes while a call is running",
+                                    "rescan between turns, when no call runs")
+            rescanned = self._local.rescan_nodes()
+            if rescanned is None:
+                return []
+            self._surfaces[""], found = rescanned
+        events.emit_blocking(self.surface().pipeline, "extensions.changed",
+                             extensions=[r.name for r in self.local_extensions if r.loaded])
+        return found
+
+    def _missing_tool(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
+        """The ToolNotFoundError for `name`: a node's tool names the node and its start."""
+        from eve_build.naming import derive_shown_name
+        from eve_build.runtime.agent import ToolNotFoundError
+        from eve_build.runtime.calls import suggest_tools
+
+        owner = (self._local.find_tool_owner(name) if self._local is not None and not subagent
+                 else None)
+        shown = derive_shown_name(name)  # a 100 kB name is not echoed whole
+        if owner is None:
+            return ToolNotFoundError(f"the agent has no tool `{shown}`",
+                                     suggest_tools(name, surface.tools))
+        node, why = owner
+        return ToolNotFoundError(f"the agent has no tool `{shown}` now: it is a tool of node "
+                                 f"`{node}`, which {why}",
+                                 f"start the node with `eve ext start {node}`; the next call "
+                                 "finds it")
 
     @contextlib.contextmanager
     def _counted(self) -> Iterator[None]:

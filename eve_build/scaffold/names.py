@@ -12,7 +12,7 @@ import re
 import sys
 
 from eve_build.errors import UsageError
-from eve_build.naming import derive_import_name
+from eve_build.naming import MOUNT_SEPARATOR, derive_import_name, derive_shown_name
 
 NAME_PATTERN = re.compile(r"^[a-z]([a-z0-9_-]*[a-z0-9])?$")
 RESERVED_IMPORT_NAMES = frozenset({"eve_build", "extension", "tests", "build", "dist"})
@@ -38,6 +38,8 @@ def find_name_problems(name: str) -> list[str]:
         problems.append("it does not start with a letter")
     if name[-1] in "-_":
         problems.append("it ends with `-` or `_`")
+    if MOUNT_SEPARATOR in name:
+        problems.append("it contains `__`, which is reserved as the mount separator")
     if problems or not NAME_PATTERN.match(name):
         return problems or ["it is not a valid distribution name"]
     import_name = str(derive_import_name(name))
@@ -53,6 +55,7 @@ def find_name_problems(name: str) -> list[str]:
 def suggest_name(name: str) -> str:
     """A valid spelling close to `name`, for hints (`My CRM!` -> `my-crm`)."""
     text = re.sub(r"[^a-z0-9_-]+", "-", name.lower())
+    text = re.sub(r"_{2,}", "_", text)
     text = re.sub(r"^[^a-z]+", "", text)[:MAX_NAME_LENGTH].rstrip("-_")
     if not text:
         return "my-extension"
@@ -71,7 +74,7 @@ def parse_extension_name(name: str) -> str:
     if not problems:
         return name
     raise UsageError(
-        f"`{name}` is not a valid extension name: {'; '.join(problems)}",
+        f"`{derive_shown_name(name)}` is not a valid extension name: {'; '.join(problems)}",
         hint=(
             "use lower-case letters, digits, `-` and `_`, starting with a letter, "
             f"for example `{suggest_name(name)}`"

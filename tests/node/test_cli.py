@@ -51,9 +51,13 @@ def test_stop_of_a_node_that_is_not_running(home: Path,
                                             register: Callable[[str, str], Path]) -> None:
     register("echo-node", "echo")
     result = ext("stop", "echo", "--json")
-    assert result.exit_code == 1
-    assert "error node/not-running: node `echo` is not running" in result.stderr
-    validate("ext-stop.json", json.loads(result.stdout))
+    assert result.exit_code == 0  # stopping a stopped node is no error (issue 19 item 13)
+    data = json.loads(result.stdout)
+    validate("ext-stop.json", data)
+    assert data["status"] == "stopped" and data["how"] == "not-running"
+    plain = ext("stop", "echo")
+    assert plain.exit_code == 0
+    assert "Node `echo` is not running; nothing to stop" in plain.stderr
 
 
 def test_add_of_a_folder_that_is_no_project(home: Path) -> None:

@@ -184,7 +184,8 @@ def test_a_garbage_description_is_dropped(home: Path) -> None:
     with fake_node(home, "odd", lambda request: reply(request, {"protocol": 1})):
         node = _scan(home)["odd"]
     assert [d.code for d in node.diagnostics] == ["node/describe-failed"]
-    assert "no `tools` list" in node.diagnostics[0].message
+    assert node.diagnostics[0].message == (
+        "node `odd` answered `describe` with no `tools` (and 4 more problems); it is left out")
 
 
 @pytest.mark.parametrize("mode", [0o666, 0o660])
