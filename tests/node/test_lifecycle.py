@@ -137,7 +137,10 @@ def test_a_second_node_process_of_one_name_refuses_to_start(home: Path, run_node
 def _socket_inodes(pid: int) -> set[str]:
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
-        target = str(fd.readlink())
+        try:
+            target = str(fd.readlink())
+        except FileNotFoundError:  # closed while the folder was listed
+            continue
         if target.startswith("socket:["):
             inodes.add(target[8:-1])
     return inodes
