@@ -125,11 +125,15 @@ def open_agent(
             raise DiagnosticsError("cannot load the agent", found)
         layer = None
         if local or local_sources is not None:  # imported here: eve_build.local uses runtime
+            from eve_build.local.context import LocalSession
             from eve_build.local.load import derive_local_sources, open_local_layer
 
+            session = LocalSession()  # restored first, so `setup(ctx)` sees its entries
+            if snapshot is not None:
+                session.restore(snapshot.get("local", {}))
             layer = open_local_layer(root, states, pool,
                                      derive_local_sources(extensions) if local_sources is None
-                                     else local_sources)
+                                     else local_sources, session=session)
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
         if snapshot is not None:
