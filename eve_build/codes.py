@@ -210,6 +210,24 @@ CODES: dict[str, str] = {
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",
+    # session store: sessions, served state and schedule runs (issues 21-22, docs/deploying.md)
+    "session/store-invalid": "The session store file is not a SQLite database, or cannot be "
+        "read as one; it is left as it is.",
+    "session/store-foreign": "The session store database holds someone else's tables and no "
+        "eve-build schema; it is left as it is.",
+    "session/store-too-new": "The session store has a newer schema version than this "
+        "eve-build knows; upgrade eve-build.",
+    "session/store-unreachable": "The PostgreSQL session store cannot be reached (connection "
+        "refused, authentication, timeout).",
+    "session/store-unwritable": "The session store cannot be written (permissions, a full "
+        "disk, a lock held too long).",
+    "session/store-url-invalid": "EVE_SESSION_STORE names a URL scheme eve-build does not "
+        "know.",
+    "session/store-extra-missing": "A PostgreSQL session store needs psycopg 3 (`pip install "
+        "'eve-build[postgres]'`).",
+    "session/id-unknown": "There is no session with this id in the store.",
+    "session/id-invalid": "A session id is not 1-128 letters, digits, `.`, `_` or `-`.",
+    "session/id-taken": "A session with this id already exists.",
     # session: agent sessions with a model (issue 22, eve_build/session/)
     "session/extra-missing": "`eve run`, `eve chat` or the session routes need the "
         "`eve-build[agent]` extra (pydantic-ai).",
@@ -228,6 +246,5 @@ CODES: dict[str, str] = {
         "a malformed response).",
     "session/request-limit": "The run reached its request or tool-call limit "
         "(`--max-requests`).",
-    "session/unknown": "`--session` names a session the store does not hold.",
     "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
 }

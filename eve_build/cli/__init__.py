@@ -14,6 +14,7 @@ import typer
 from eve_build._version import __version__
 from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, session, trust
 from eve_build.cli import mcp as mcp_cli
+from eve_build.cli import sessions as sessions_cli
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
 from eve_build.cli.guard import guard_commands
 from eve_build.cli.output import configure, divert_process_stdout
@@ -37,6 +38,7 @@ trust.register(app)
 mcp_cli.register(app)
 add.register(app)
 session.register(app)
+sessions_cli.register(app)
 
 
 def _version(value: bool) -> None:

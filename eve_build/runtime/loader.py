@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,7 @@ def load_agent(
     app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
     local: bool = True, extensions: Sequence[Path] = (),
+    states: MutableMapping[str, Any] | None = None,
 ) -> Agent:
     """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError).
 
@@ -56,11 +57,13 @@ def load_agent(
     then `<app_root>/.eve/extensions/` when trusted, then `$EVE_HOME/extensions/`.
 
     `app_root` may be any folder inside the app: the root is found upward, like git.
+    `states` holds every state value (default: a dict in memory; `eve serve` passes the
+    session store's, eve_build.session.states).
     """
     app_root = try_find_app_root(app_root.resolve()) or app_root
     return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
                       hook_budget=hook_budget, snapshot=snapshot, local=local,
-                      extensions=extensions)
+                      extensions=extensions, states=states)
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
@@ -92,6 +95,7 @@ def open_agent(
     mounts: Mapping[str, Mount] | None = None, pool: WorkerPool | None = None,
     local: bool = False, extensions: Sequence[Path] = (),
     local_sources: Sequence[LocalSource] | None = None,
+    states: MutableMapping[str, Any] | None = None,
 ) -> Agent:
     """Load a compiled agent; `mounts` (by mount path) stand in for mount files.
 
@@ -109,7 +113,7 @@ def open_agent(
     scope.forget_stale({m.import_name for tree in trees for m in tree.mounts})
     scope.install_agent(root / compiled.agent_dir)
     try:
-        states: dict[str, Any] = {}
+        states = {} if states is None else states
         bindings, found = open_mounts(
             [m for tree in trees for m in tree.mounts], states=states,
             environ=os.environ if environ is None else environ, given=mounts)

@@ -114,26 +114,35 @@ class State:
     initial: Callable[[], Any]
     module: str = ""  # where define_state() was called, so re-exports are not counted twice
 
-    def _key(self) -> tuple[dict[str, Any] | Any, str]:
+    def _where(self) -> tuple[dict[str, Any] | Any, str]:
         binding = current_binding()
         if binding is None:
             raise UnboundError(
                 f"state `{self.name}` was used outside a mounted call: it belongs to a mount"
             )
-        key = derive_state_key(binding.mount_path, self.name)
-        if key not in binding.states:
-            binding.states[key] = self.initial()
-        return binding.states, key
+        return binding.states, derive_state_key(binding.mount_path, self.name)
+
+    def _key(self) -> tuple[dict[str, Any] | Any, str]:
+        store, key = self._where()
+        if key not in store:  # setdefault: a durable store creates it atomically
+            store.setdefault(key, self.initial())
+        return store, key
 
     def get(self) -> Any:
         store, key = self._key()
         return store[key]
 
     def set(self, value: Any) -> None:
-        store, key = self._key()
+        store, key = self._where()
         store[key] = value
 
     def update(self, change: Callable[[Any], Any]) -> Any:
+        """Replace the value with `change(value)`; with a durable store (`eve serve`) the
+        read and the write are one transaction, so no concurrent update is lost."""
+        store, key = self._where()
+        atomic = getattr(store, "update_atomically", None)
+        if atomic is not None:
+            return atomic(key, change, self.initial)
         store, key = self._key()
         store[key] = change(store[key])
         return store[key]

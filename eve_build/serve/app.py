@@ -27,10 +27,12 @@ from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
 from eve_build.serve.contributions import BoundContribution
+from eve_build.serve.durable import served_states
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
+from eve_build.session.store import SessionStore
 
 HEALTH_PATH = "/.eve/health"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -41,15 +43,19 @@ def build_app(
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
     host: Host | None = None, extensions: Sequence[Path] = (),
+    store: SessionStore | None = None,
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
     `host` (from `eve dev`) is served as it is, instead of loading `root` now;
     `extensions` are local extensions to load besides the usual ones (`-e`).
+    With `store` (`eve serve`), the agent's state lives in it (durable, shared by every
+    process on the store) and the app closes it when it stops; without, in memory.
     """
     if host is None:
+        states = served_states(store, root, environ) if store is not None else None
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
-                                    extensions=extensions))
+                                    extensions=extensions, states=states))
     served = host
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
                           lambda s: _run_on_current(served, s), clock)
@@ -69,6 +75,8 @@ def build_app(
                     await ticking
             scheduler.cancel()
             host.close()
+            if store is not None:
+                store.close()
 
     async def health(_request: Request) -> JSONResponse:
         current = served.current
@@ -87,6 +95,7 @@ def build_app(
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler
+    app.state.store = store
     return app
 
 

@@ -30,6 +30,7 @@ from eve_build.sdk.binding import ToolContext, bind
 from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
+from eve_build.session.problems import StoreUnavailable
 
 logger = logging.getLogger("eve_build.serve")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
@@ -94,6 +95,12 @@ class ChannelEndpoint:
             logger.warning("%s: 400: %s", self.describe(), exc)
             return JSONResponse({"error": str(exc), "channel": self.channel.name},
                                 status_code=400)
+        except StoreUnavailable as exc:
+            reason = exc.diagnostics[0].message if exc.diagnostics else exc.message
+            logger.error("%s: 503: %s", self.describe(), reason)
+            return JSONResponse({"error": "the session store is unavailable; try again",
+                                 "reason": reason, "channel": self.channel.name},
+                                status_code=503)
         except ChannelFailure as exc:
             logger.error("%s: 500: %s", self.describe(), exc)
             return JSONResponse({"error": f"the channel `{self.channel.name}` failed; the "
@@ -131,7 +138,7 @@ class ChannelEndpoint:
             raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s")
         if done.ending == "raised":
             error = done.error or RuntimeError()
-            if isinstance(error, RequestBodyError):
+            if isinstance(error, RequestBodyError | StoreUnavailable):
                 raise error
             raise ChannelFailure(f"the handler raised {describe_error(error)}")
         return done.value

@@ -10,9 +10,10 @@ scope was installed over the previous one's, so they unwind in that order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, Router
@@ -73,16 +74,17 @@ class Generation:
 def open_generation(
     root: Path, number: int = 1, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, fresh: bool = False,
-    extensions: Sequence[Path] = (),
+    extensions: Sequence[Path] = (), states: MutableMapping[str, Any] | None = None,
 ) -> Generation:
     """Load the agent built in `root` (raises DiagnosticsError).
 
     `fresh` forgets the imported extension packages first, so a rebuilt extension's
     new code is imported (objects of older generations stay alive where in use).
+    `states` keeps the agent's state (`eve serve`: the session store's, durable).
     """
     if fresh:
         forget_extension_modules(root)
-    agent = load_agent(root, environ=environ, extensions=extensions)
+    agent = load_agent(root, environ=environ, extensions=extensions, states=states)
     try:
         channels = [ChannelEndpoint(channel, agent, shared_pool(), channel_timeout)
                     for channel in find_bound(agent, "channels")]

@@ -75,8 +75,10 @@ def run_server(
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
     `generations` (from `eve dev`) is served instead of loading `root` now, and
-    `lifespans` run with the server (the dev loop is one).
+    `lifespans` run with the server (the dev loop is one). Without `generations`, the
+    agent's state lives in the session store (eve_build.serve.durable).
     """
+    from eve_build.serve.durable import open_served_store
     from eve_build.serve.extra import require_serve_extra
 
     require_serve_extra()
@@ -87,9 +89,15 @@ def run_server(
         bound = sock.getsockname()
         url = f"http://{host}:{bound[1]}"
         announce = [_announce(url, on_ready)] if on_ready else []
-        app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
-                         lifespans=[*lifespans, *announce], host=generations,
-                         extensions=extensions)
+        store = open_served_store(root, environ) if generations is None else None
+        try:
+            app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
+                             lifespans=[*lifespans, *announce], host=generations,
+                             extensions=extensions, store=store)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))

@@ -1,4 +1,10 @@
-"""Agent sessions (DESIGN section 12): the built agent runs with a model.
+"""Agent sessions and their store (DESIGN.md sections 12-13).
+
+`store.py` is the interface (`open_session_store`, `SessionStore`, the records);
+`sqlite.py` and `postgres.py` are its two engines over the queries of `sql.py` and the
+tables of `schema.py`; `listing.py` is the core of `eve sessions`.
+
+The engine (issue 22):
 
 - `run.py`: `run_message(path, text, RunRequest(...))`, the core of `eve run` and of
   each HTTP message: store, agent, session, one message, one commit.

@@ -55,7 +55,7 @@ class Storage:
     def require(self, session_id: str) -> StoredSession:
         found = self.read(session_id)
         if found is None:
-            raise session_error("session/unknown", f"there is no session `{session_id}`",
+            raise session_error("session/id-unknown", f"there is no session `{session_id}`",
                                 "list them with `eve sessions list`, or leave out "
                                 "`--session` to start a new one", title="cannot resume")
         return found

@@ -1,0 +1,102 @@
+"""The PostgreSQL engine of the store (psycopg 3, extra `eve-build[postgres]`).
+
+The same tables and queries as SQLite (eve_build.session.sql); rows are locked with
+`SELECT ... FOR UPDATE`, and creating or migrating the schema holds a transaction-level
+advisory lock, so replicas starting together create it once. A connection that fails
+is a `session/store-unreachable` diagnostic naming the URL without its password; a
+connection lost between requests is opened again on the next transaction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from eve_build.session.problems import store_extra_missing, store_unreachable
+from eve_build.session.schema import apply_schema
+from eve_build.session.sql import SqlSessionStore
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMA_LOCK = 0x65766573  # "eves": the advisory lock taken while creating the schema
+CONNECT_TIMEOUT = 10
+
+
+def open_postgres_store(url: str) -> SqlSessionStore:
+    """Connect, create or migrate the schema (raises DiagnosticsError)."""
+    return SqlSessionStore(PostgresDatabase(url))
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class _Cursor:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.conn.execute(sql.replace("?", "%s"), params)
+        return cursor.fetchall() if cursor.description else []
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(sql.replace("?", "%s"), rows)
+
+
+class PostgresDatabase:
+    for_update = " FOR UPDATE"
+
+    def __init__(self, url: str) -> None:
+        self.url, self.where = url, redact_url(url)
+        try:
+            import psycopg
+        except ImportError:
+            raise store_extra_missing(self.where) from None
+        self._psycopg = psycopg
+        self._lock = threading.RLock()
+        self._conn: psycopg.Connection[Any] | None = None
+        with self.transaction(write=True) as ex:
+            ex.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
+            rows = ex.execute("SELECT table_name FROM information_schema.tables "
+                              "WHERE table_schema = current_schema()")
+            apply_schema(ex, {name for (name,) in rows}, self.where)
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            try:
+                self._conn = self._psycopg.connect(self.url, autocommit=True,
+                                                   connect_timeout=CONNECT_TIMEOUT)
+            except self._psycopg.Error as exc:
+                raise store_unreachable(self.where, _first_line(exc)) from None
+        return self._conn
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[_Cursor]:  # noqa: ARG002 (both lock rows)
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.transaction():
+                    yield _Cursor(conn)
+            except self._psycopg.OperationalError as exc:
+                raise store_unreachable(self.where, _first_line(exc)) from None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,74 @@
+"""The store's diagnostics: each names the database (file, or URL without password) and the fix.
+
+A store that cannot be used is never repaired or replaced behind the user's back: the
+file stays as it was, and the hint says what to do with it.
+"""
+
+from __future__ import annotations
+
+from eve_build._version import __version__
+from eve_build.diagnostics import error
+from eve_build.errors import DiagnosticsError
+
+TITLE = "cannot open the session store"
+
+
+class StoreUnavailable(DiagnosticsError):
+    """The store cannot be reached or written now (a server down, a lock held too long):
+    at start-up a diagnostic, during a request a 503 (eve_build.serve.channels)."""
+ELSEWHERE = "or set EVE_SESSION_STORE to another store"
+
+
+def store_invalid(where: str, reason: str) -> DiagnosticsError:
+    return DiagnosticsError(TITLE, [error(
+        "session/store-invalid", where, f"the session store is not a usable SQLite "
+        f"database: {reason}; it was left as it is",
+        f"move `{where}` away (eve-build then starts a new, empty store) {ELSEWHERE}")])
+
+
+def store_foreign(where: str, tables: list[str]) -> DiagnosticsError:
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    return DiagnosticsError(TITLE, [error(
+        "session/store-foreign", where, f"the database holds tables that are not eve-build's "
+        f"({shown}) and no eve-build schema version; it was left as it is",
+        f"point EVE_SESSION_STORE at a database of its own, or move `{where}` away")])
+
+
+def store_too_new(where: str, version: int, supported: int) -> DiagnosticsError:
+    return DiagnosticsError(TITLE, [error(
+        "session/store-too-new", where, f"the session store has schema version {version}; "
+        f"eve-build {__version__} knows versions up to {supported} and will not write it",
+        f"upgrade eve-build (`pip install -U eve-build`) {ELSEWHERE}")])
+
+
+def store_unreachable(where: str, reason: str) -> DiagnosticsError:
+    return StoreUnavailable(TITLE, [error(
+        "session/store-unreachable", where, f"cannot reach the session store: {reason}",
+        "check that the database server runs and that EVE_SESSION_STORE names it "
+        "(host, port, database, user; the password may come from PGPASSWORD or ~/.pgpass)")])
+
+
+def store_unwritable(where: str, reason: str) -> DiagnosticsError:
+    return StoreUnavailable(TITLE, [error(
+        "session/store-unwritable", where, f"cannot write the session store: {reason}",
+        f"make `{where}` and its folder writable {ELSEWHERE}")])
+
+
+def store_url_invalid(url: str) -> DiagnosticsError:
+    scheme = url.split("://", 1)[0]
+    return DiagnosticsError(TITLE, [error(
+        "session/store-url-invalid", "EVE_SESSION_STORE", f"the store URL scheme `{scheme}` "
+        "is not one eve-build knows",
+        "use `sqlite:///ABSOLUTE/PATH`, a file path, or `postgresql://USER@HOST:PORT/DB`")])
+
+
+def store_extra_missing(url_where: str) -> DiagnosticsError:
+    return DiagnosticsError(TITLE, [error(
+        "session/store-extra-missing", url_where, "a PostgreSQL session store needs psycopg 3, "
+        "which is not installed", "install it with `pip install 'eve-build[postgres]'`")])
+
+
+def session_unknown(where: str, session_id: str) -> DiagnosticsError:
+    return DiagnosticsError(f"no session `{session_id}`", [error(
+        "session/id-unknown", where, f"there is no session `{session_id}` in the store",
+        "list the sessions with `eve sessions list`")])

@@ -1,0 +1,205 @@
+"""The store's queries, one text for SQLite and PostgreSQL, over a small `Database` seam.
+
+Each public method is one transaction. Writes lock before they read: SQLite with
+`BEGIN IMMEDIATE` (one writer at a time, across processes), PostgreSQL with
+`SELECT ... FOR UPDATE` on the row. Placeholders are `?`; the PostgreSQL seam turns
+them into `%s`. JSON values are stored as compact text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from eve_build.diagnostics import error
+from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.session.problems import session_unknown
+from eve_build.session.store import (
+    USAGE_KEYS,
+    SessionRecord,
+    SessionRow,
+    StateScope,
+    TurnRecord,
+    empty_usage,
+)
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+ROW = "id, created_at, updated_at, model, turns, usage"
+
+
+class Executor(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+class Database(Protocol):
+    """One connection to one engine: what sqlite.py and postgres.py provide."""
+
+    where: str
+    for_update: str  # " FOR UPDATE" on PostgreSQL, "" on SQLite (the write lock is the file's)
+
+    def transaction(self, *, write: bool) -> AbstractContextManager[Executor]: ...
+    def close(self) -> None: ...
+
+
+def now_text() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def dump(value: Any) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise EveBuildError(f"the value cannot be stored as JSON: {exc}",
+                            "keep session and state values to JSON types (dict, list, str, "
+                            "int, float, bool, None)") from None
+
+
+class SqlSessionStore:
+    """SessionStore over a Database (see eve_build.session.store for the contract)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.where = db.where
+
+    def create_session(self, *, model: str | None = None,
+                       session_id: str | None = None) -> SessionRow:
+        sid = session_id if session_id is not None else uuid.uuid4().hex[:16]
+        if not SESSION_ID.fullmatch(sid):
+            raise DiagnosticsError(f"cannot create session {sid!r}", [error(
+                "session/id-invalid", self.where, f"the session id {sid!r} is not valid",
+                "a session id is 1-128 letters, digits, `.`, `_` or `-`, starting with a "
+                "letter or digit")])
+        at = now_text()
+        row = SessionRow(sid, at, at, model, 0, empty_usage())
+        with self.db.transaction(write=True) as ex:
+            if ex.execute("SELECT 1 FROM eve_sessions WHERE id = ?", (sid,)):
+                raise DiagnosticsError(f"cannot create session `{sid}`", [error(
+                    "session/id-taken", self.where, f"there is already a session `{sid}`",
+                    "resume it, delete it with `eve sessions delete`, or choose another id")])
+            ex.execute("INSERT INTO eve_sessions (id, created_at, updated_at, model, turns, "
+                       "usage, snapshot, approvals) VALUES (?, ?, ?, ?, 0, ?, '{}', '[]')",
+                       (sid, at, at, model, dump(row.usage)))
+        return row
+
+    def read_session(self, session_id: str) -> SessionRecord | None:
+        with self.db.transaction(write=False) as ex:
+            rows = ex.execute(f"SELECT {ROW}, snapshot, approvals FROM eve_sessions "
+                              "WHERE id = ?", (session_id,))
+            if not rows:
+                return None
+            messages = ex.execute("SELECT body FROM eve_session_messages WHERE session_id = ? "
+                                  "ORDER BY seq", (session_id,))
+            custom = ex.execute("SELECT body FROM eve_session_custom WHERE session_id = ? "
+                                "ORDER BY seq", (session_id,))
+        head = rows[0]
+        return SessionRecord(row=_row(head[:6]), messages=[json.loads(m[0]) for m in messages],
+                             snapshot=json.loads(head[6]), approvals=json.loads(head[7]),
+                             custom=[json.loads(c[0]) for c in custom])
+
+    def list_sessions(self) -> list[SessionRow]:
+        with self.db.transaction(write=False) as ex:
+            rows = ex.execute(f"SELECT {ROW} FROM eve_sessions ORDER BY updated_at DESC, id")
+        return [_row(r) for r in rows]
+
+    def delete_session(self, session_id: str) -> bool:
+        with self.db.transaction(write=True) as ex:
+            found = ex.execute(f"SELECT 1 FROM eve_sessions WHERE id = ?{self.db.for_update}",
+                               (session_id,))
+            for table in ("eve_session_messages", "eve_session_custom"):
+                ex.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+            ex.execute("DELETE FROM eve_sessions WHERE id = ?", (session_id,))
+        return bool(found)
+
+    def commit_turn(self, session_id: str, turn: TurnRecord) -> SessionRow:
+        at = now_text()
+        with self.db.transaction(write=True) as ex:
+            rows = ex.execute(f"SELECT {ROW} FROM eve_sessions WHERE id = ?{self.db.for_update}",
+                              (session_id,))
+            if not rows:
+                raise session_unknown(self.where, session_id)
+            old = _row(rows[0])
+            number = old.turns + 1
+            for table, items in (("eve_session_messages", turn.messages),
+                                 ("eve_session_custom", turn.custom)):
+                if not items:
+                    continue
+                last = ex.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {table} "
+                                  "WHERE session_id = ?", (session_id,))[0][0]
+                extra = "turn, " if table == "eve_session_messages" else ""
+                marks = "?, " if extra else ""
+                ex.execute_many(
+                    f"INSERT INTO {table} (session_id, seq, {extra}body) VALUES (?, ?, "
+                    f"{marks}?)",
+                    [(session_id, int(last) + i, *((number,) if extra else ()), dump(item))
+                     for i, item in enumerate(items, start=1)])
+            usage = {k: old.usage.get(k, 0) + int(turn.usage.get(k, 0)) for k in USAGE_KEYS}
+            model = turn.model if turn.model is not None else old.model
+            ex.execute("UPDATE eve_sessions SET updated_at = ?, model = ?, turns = ?, usage = ?, "
+                       "snapshot = ?, approvals = ? WHERE id = ?",
+                       (at, model, number, dump(usage), dump(turn.snapshot),
+                        dump(sorted(set(turn.approvals))), session_id))
+        return SessionRow(old.id, old.created_at, at, model, number, usage)
+
+    def state_scope(self, scope: str) -> StateScope:
+        return SqlStateScope(self.db, scope)
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class SqlStateScope:
+    """A served agent's state: one row per key, each update locked from read to write."""
+
+    def __init__(self, db: Database, scope: str) -> None:
+        self.db, self.scope = db, scope
+
+    def read_all(self) -> dict[str, Any]:
+        with self.db.transaction(write=False) as ex:
+            rows = ex.execute("SELECT key, value FROM eve_state WHERE scope = ? ORDER BY key",
+                              (self.scope,))
+        return {key: json.loads(value) for key, value in rows}
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        with self.db.transaction(write=False) as ex:
+            rows = ex.execute("SELECT value FROM eve_state WHERE scope = ? AND key = ?",
+                              (self.scope, key))
+        return (True, json.loads(rows[0][0])) if rows else (False, None)
+
+    def put(self, key: str, value: Any) -> None:
+        with self.db.transaction(write=True) as ex:
+            self._write(ex, key, dump(value))
+
+    def update(self, key: str, change: Callable[[Any], Any],
+               initial: Callable[[], Any]) -> Any:
+        with self.db.transaction(write=True) as ex:
+            select = f"SELECT value FROM eve_state WHERE scope = ? AND key = ?{self.db.for_update}"
+            rows = ex.execute(select, (self.scope, key))
+            if not rows:  # first writer creates the row; a racing one waits on it after
+                ex.execute("INSERT INTO eve_state (scope, key, value, updated_at) "
+                           "VALUES (?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING",
+                           (self.scope, key, dump(initial()), now_text()))
+                rows = ex.execute(select, (self.scope, key))
+            value = change(json.loads(rows[0][0]))
+            self._write(ex, key, dump(value))
+        return value
+
+    def delete(self, key: str) -> None:
+        with self.db.transaction(write=True) as ex:
+            ex.execute("DELETE FROM eve_state WHERE scope = ? AND key = ?", (self.scope, key))
+
+    def _write(self, ex: Executor, key: str, text: str) -> None:
+        ex.execute("INSERT INTO eve_state (scope, key, value, updated_at) VALUES (?, ?, ?, ?) "
+                   "ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, "
+                   "updated_at = excluded.updated_at", (self.scope, key, text, now_text()))
+
+
+def _row(row: Sequence[Any]) -> SessionRow:
+    usage = {**empty_usage(), **json.loads(row[5])}
+    return SessionRow(id=row[0], created_at=row[1], updated_at=row[2], model=row[3],
+                      turns=int(row[4]), usage=usage)
