@@ -7,8 +7,8 @@ from pathlib import Path
 
 from eve_build.session.store import open_session_store
 from tests.json_schemas import validate
-from tests.session.conftest import events
 from tests.session.conftest import eve as run_eve
+from tests.session.conftest import events
 from tests.session.fake_openai import Script
 
 MODEL = "openai-chat:scripted"
