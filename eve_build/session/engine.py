@@ -55,6 +55,7 @@ class SessionOptions:
     model: str | None = None  # `--model`
     max_requests: int = MAX_REQUESTS
     environ: Mapping[str, str] = field(default_factory=dict)
+    instance: Any = None  # a pydantic-ai Model for every tree (tests, the benchmark)
 
 
 @dataclass
@@ -90,9 +91,13 @@ class Session:
             return self._trees[path]
         trees = {t.path: t for t in _walk(self.agent.compiled.root)}
         tree, root = trees[path] if path else self.agent.compiled.root, self.agent.compiled.root
-        choice = derive_model_choice(self.options.model, self.options.environ,
-                                     tree.model if path else None, root.model)
-        model = open_model(choice)
+        if self.options.instance is not None:
+            choice = ModelChoice(self.options.model or "given", "the caller")
+            model = self.options.instance
+        else:
+            choice = derive_model_choice(self.options.model, self.options.environ,
+                                         tree.model if path else None, root.model)
+            model = open_model(choice)
         tools = AgentToolset(self.agent, self._state, path or None)
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
                                       self._delegate, self._state, self.warnings)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from eve_build.session.store import open_session_store
+from tests.conftest import GOLDEN
 from tests.json_schemas import validate
 from tests.session.conftest import eve as run_eve
 from tests.session.conftest import events
@@ -159,3 +160,19 @@ def test_a_queued_user_message_gets_a_turn(app: Path, model_env: dict[str, str],
 
     assert data["turns"] == 2 and data["reply"].strip() == "second"
     assert fake[1].requests[2]["messages"][-1]["content"] == "and once more"
+
+
+def test_run_json_matches_the_golden_file(app: Path, model_env: dict[str, str],
+                                          fake: tuple[str, Script], update_golden: bool) -> None:
+    fake[1].steps = [{"tools": [{"name": "add", "arguments": {"a": 13, "b": 1}}]},
+                     {"tools": [{"name": "add", "arguments": {"a": 1, "b": 1}}]},
+                     {"text": "One was blocked, the other is 2."}]
+    done = run_eve(app, model_env, "run", "add twice", "--model", MODEL, "--json")
+    data = json.loads(done.stdout)
+    validate("run.json", data)
+    text = done.stdout.replace(data["session"], "$SESSION")
+    golden = GOLDEN / "session" / "run.json"
+    if update_golden:
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert golden.read_text() == text
