@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.local import report_local
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_result, render_diagnostics, run_core
+from eve_build.cli.output import echo, echo_err, emit_result, run_core
 
 if TYPE_CHECKING:
     from eve_build.session.transcript import RunResult, SessionEvent
@@ -26,7 +25,10 @@ MAX_REQUESTS_OPTION = typer.Option(50, "--max-requests", min=1,
 
 
 def register(app: typer.Typer) -> None:
+    from eve_build.cli.chat import chat
+
     app.command("run")(run)
+    app.command("chat")(chat)
 
 
 def run(
@@ -84,4 +86,3 @@ def _print_reply(result: RunResult, streamed: list[str]) -> None:
     sys.stdout.flush()
 
 
-__all__ = ["register", "render_diagnostics", "report_local"]

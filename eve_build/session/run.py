@@ -9,9 +9,10 @@ store keeps exactly the turns that finished.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,6 +45,33 @@ def locate_app_root(path: Path) -> Path:
 def run_message(path: Path, text: str, request: RunRequest, *, listener: Listener = ignore,
                 approver: Approver | None = None) -> RunResult:
     """One message through a session (new, or resumed with `request.session`)."""
+    with open_run(path, request) as opened:
+        return opened.agent._run(opened.asend(text, listener=listener, approver=approver))
+
+
+@dataclass
+class OpenRun:
+    """A session ready for messages (`eve run` sends one, `eve chat` many, HTTP one per
+    request); each finished message is committed as one turn."""
+
+    agent: Agent
+    session: Session
+    storage: Storage
+    exists: bool
+    approve: bool = False
+
+    async def asend(self, text: str, *, listener: Listener = ignore,
+                    approver: Approver | None = None) -> RunResult:
+        given = approver or ((lambda _: True) if self.approve else None)
+        result = await self.session.asend(text, listener=listener, approver=given)
+        commit_session(self.storage, self.session, self.exists)
+        self.exists = True
+        return result
+
+
+@contextlib.contextmanager
+def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
+    """The store, the agent (its snapshot restored when resuming) and the session."""
     require_agent_extra()
     from eve_build.runtime.loader import load_agent
 
@@ -54,10 +82,7 @@ def run_message(path: Path, text: str, request: RunRequest, *, listener: Listene
         with load_agent(root, extensions=request.extensions,
                         snapshot=stored.snapshot if stored else None) as agent:
             session = open_session(agent, root, stored, derive_options(request))
-            given = approver or ((lambda _: True) if request.approve else None)
-            result = agent._run(session.asend(text, listener=listener, approver=given))
-            commit_session(storage, session, stored is not None)
-            return result
+            yield OpenRun(agent, session, storage, stored is not None, request.approve)
     finally:
         storage.close()
 
@@ -85,7 +110,7 @@ def commit_session(storage: Storage, session: Session, exists: bool) -> None:
     """Store the turn: the new messages, the agent's snapshot, custom messages, usage."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-    if not exists and storage.read(session.id) is None:
+    if not exists and storage.read(session.id) is None:  # the first turn creates it
         storage.create(session.model, session.id)
     messages = ModelMessagesTypeAdapter.dump_python(session.pending, mode="json")
     usage = session.last_usage
