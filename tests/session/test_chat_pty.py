@@ -3,6 +3,7 @@ Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -52,10 +53,8 @@ class Terminal:
     def expect_nothing(self) -> None:
         ready, _, _ = select.select([self.fd], [], [], 0.05)
         if ready:
-            try:
+            with contextlib.suppress(OSError):  # the child is gone
                 self.output += os.read(self.fd, 4096).decode(errors="replace")
-            except OSError:
-                pass
 
 
 def test_chat_in_a_terminal(app: Path, model_env: dict[str, str],
