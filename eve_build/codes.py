@@ -247,4 +247,6 @@ CODES: dict[str, str] = {
     "session/request-limit": "The run reached its request or tool-call limit "
         "(`--max-requests`).",
     "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
+    "session/body-invalid": "A session HTTP request's body is not the JSON object asked for.",
+    "session/busy": "A session HTTP message arrived while the session answers another.",
 }

@@ -90,8 +90,13 @@ def build_app(
             "schedules": [s.name for s in current.schedules],
         })
 
-    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *routes],
-                    lifespan=lifespan)
+    from eve_build.serve.sessions import SessionRoutes
+    from eve_build.session.storage import Storage, open_storage
+
+    storage = Storage(store) if store is not None else open_storage(root)
+    sessions = SessionRoutes(served, root, storage, environ)
+    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
+                            *routes], lifespan=lifespan)
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler
