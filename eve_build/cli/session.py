@@ -46,15 +46,14 @@ def run(
 
     request = RunRequest(model=model, session=session, approve=approve,
                          max_requests=max_requests, extensions=tuple(extension or ()))
-    streamed: list[str] = []
-    listener = None if json_output else _terminal_listener(streamed)
+    listener = None if json_output else _terminal_listener()
     result = run_core(lambda: run_message(path, text, request, **_listen(listener)),
                       json_output=json_output)
     if json_output:
         emit_result("ok" if result.ok else "failed", **result.to_json(),
                     error=None if result.ok else {"message": result.reply, "hint": ""})
     else:
-        _print_reply(result, streamed)
+        _print_reply(result)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -63,8 +62,8 @@ def _listen(listener: Any) -> dict[str, Any]:
     return {} if listener is None else {"listener": listener}
 
 
-def _terminal_listener(streamed: list[str]) -> Any:
-    """Tool calls and custom messages on stderr as they happen; the reply is kept."""
+def _terminal_listener() -> Any:
+    """Tool calls and custom messages on stderr as they happen (the reply comes whole)."""
     def listen(event: SessionEvent) -> None:
         data = event.data
         if event.kind == "tool.end":
@@ -72,15 +71,12 @@ def _terminal_listener(streamed: list[str]) -> Any:
             echo_err(f"tool: {data['name']} {outcome}")
         elif event.kind == "custom":
             echo_err(f"{data['extension']}: {data['text']}")
-        elif event.kind == "token":
-            streamed.append(data["text"])
 
     return listen
 
 
-def _print_reply(result: RunResult, streamed: list[str]) -> None:
-    del streamed  # the reply is printed whole: stdout carries only the final reply
-    echo(result.reply)
+def _print_reply(result: RunResult) -> None:
+    echo(result.reply)  # stdout carries only the final reply
     if result.outcome == "turn":
         echo_err(f"session: {result.session}")
     sys.stdout.flush()

@@ -75,6 +75,7 @@ def build_app(
                     await ticking
             scheduler.cancel()
             host.close()
+            sessions.close()
             if store is not None:
                 store.close()
 
@@ -91,10 +92,10 @@ def build_app(
         })
 
     from eve_build.serve.sessions import SessionRoutes
-    from eve_build.session.storage import Storage, open_storage
+    from eve_build.session.storage import Storage
 
-    storage = Storage(store) if store is not None else open_storage(root)
-    sessions = SessionRoutes(served, root, storage, environ)
+    sessions = SessionRoutes(served, root, Storage(store) if store is not None else None,
+                             environ)
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
                             *routes], lifespan=lifespan)
     app.router.default = host  # channels answer whatever no route matched

@@ -57,11 +57,26 @@ def _from_error(exc: EveBuildError) -> JSONResponse:
 
 
 class SessionRoutes:
-    def __init__(self, host: Host, root: Path, storage: Storage,
+    def __init__(self, host: Host, root: Path, storage: Storage | None,
                  environ: Mapping[str, str] | None) -> None:
-        self.host, self.root, self.storage, self.environ = host, root, storage, environ
+        """`storage` None: the app's own store is opened at the first session request
+        (so `eve dev` never touches a store it does not use)."""
+        self.host, self.root, self.environ = host, root, environ
+        self._storage, self._opened = storage, False
         self.sessions: dict[str, Any] = {}  # id -> engine Session, opened on first use
         self.busy: set[str] = set()
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            from eve_build.session.storage import open_storage
+
+            self._storage, self._opened = open_storage(self.root), True
+        return self._storage
+
+    def close(self) -> None:
+        if self._opened and self._storage is not None:
+            self._storage.close()
 
     def routes(self) -> list[Route]:
         return [Route(SESSIONS_PATH, self.create, methods=["POST"]),
