@@ -10,8 +10,9 @@ answer) two ways:
 - eve: `Session.asend` on the loaded agent (message.received pipeline, `eve prompt`'s
   instructions rendered, every call through `acall_tool` and its hooks, events).
 
-Each turn starts from an empty history. Per configuration the run with the lowest
-median of --repeat runs is kept (the machine is shared). Prints a markdown table: the
+Each turn starts from an empty history; bare and eve turns alternate, so a busy
+machine slows both alike. Per configuration the run with the lowest median of
+--repeat runs is kept (the machine is shared). Prints a markdown table: the
 median turn with and without tool calls, the host's overhead per tool call and per
 turn, and the time to the first streamed token (a text-only answer) for both.
 """
@@ -78,6 +79,20 @@ async def timed(turn: Callable[[], Awaitable[Any]], turns: int) -> list[float]:
         await turn()
         seconds.append(time.perf_counter() - start)
     return seconds
+
+
+async def interleaved(bare: Callable[[], Awaitable[Any]], eve: Callable[[], Awaitable[Any]],
+                      options: argparse.Namespace) -> tuple[list[list[float]], list[list[float]]]:
+    """Both, turn by turn in alternation, so a busy machine slows both alike."""
+    bare_runs: list[list[float]] = []
+    eve_runs: list[list[float]] = []
+    for _ in range(options.repeat):
+        bare_runs.append([])
+        eve_runs.append([])
+        for _ in range(options.turns):
+            bare_runs[-1].extend(await timed(bare, 1))
+            eve_runs[-1].extend(await timed(eve, 1))
+    return bare_runs, eve_runs
 
 
 async def first_token(run: Callable[[Callable[[], None]], Awaitable[Any]], turns: int
@@ -147,8 +162,7 @@ async def measure(agent: Any, root: Path, options: argparse.Namespace
             session.history, session.pending = [], []
             return await session.asend("go")
 
-        bare_runs = [await timed(bare_turn, options.turns) for _ in range(options.repeat)]
-        eve_runs = [await timed(eve_turn, options.turns) for _ in range(options.repeat)]
+        bare_runs, eve_runs = await interleaved(bare_turn, eve_turn, options)
         rows.append((f"turn, {calls} tool calls", best(bare_runs), best(eve_runs)))
     model = make_model(0)
     bare = Bare(model, instructions="You are a bench agent.")
@@ -166,8 +180,14 @@ async def measure(agent: Any, root: Path, options: argparse.Namespace
         return await session.asend("go", listener=lambda e: token() if e.kind == "token"
                                    else None)
 
-    bare_ttft = [await first_token(bare_first, options.turns) for _ in range(options.repeat)]
-    eve_ttft = [await first_token(eve_first, options.turns) for _ in range(options.repeat)]
+    bare_ttft: list[list[float]] = []
+    eve_ttft: list[list[float]] = []
+    for _ in range(options.repeat):
+        bare_ttft.append([])
+        eve_ttft.append([])
+        for _ in range(options.turns):
+            bare_ttft[-1].extend(await first_token(bare_first, 1))
+            eve_ttft[-1].extend(await first_token(eve_first, 1))
     rows.append(("time to first token", best(bare_ttft), best(eve_ttft)))
     return rows
 
