@@ -17,7 +17,7 @@ import pytest
 
 from tests.json_schemas import validate
 from tests.serve.test_server import free_port
-from tests.session.fake_openai import Script
+from tests.session.engine.fake_openai import Script
 
 TIMEOUT = 60.0
 

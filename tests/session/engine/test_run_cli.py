@@ -8,9 +8,9 @@ from pathlib import Path
 from eve_build.session.store import open_session_store
 from tests.conftest import GOLDEN
 from tests.json_schemas import validate
-from tests.session.conftest import eve as run_eve
-from tests.session.conftest import events
-from tests.session.fake_openai import Script
+from tests.session.engine.conftest import eve as run_eve
+from tests.session.engine.conftest import events
+from tests.session.engine.fake_openai import Script
 
 MODEL = "openai-chat:scripted"
 

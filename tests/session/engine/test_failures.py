@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from eve_build.session.store import open_session_store
-from tests.session.conftest import eve
-from tests.session.fake_openai import Script
+from tests.session.engine.conftest import eve
+from tests.session.engine.fake_openai import Script
 
 MODEL = "openai-chat:scripted"
 

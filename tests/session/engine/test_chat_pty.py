@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from eve_build.session.store import open_session_store
-from tests.session.fake_openai import Script
+from tests.session.engine.fake_openai import Script
 
 
 class Terminal:
