@@ -39,7 +39,7 @@ from eve_build.session.models import (
     open_model,
 )
 from eve_build.session.stream import StreamRelay
-from eve_build.session.toolset import AgentToolset, RunState
+from eve_build.session.toolset import TOOL_RETRIES, AgentToolset, RunState
 from eve_build.session.transcript import Listener, RunResult, SessionEvent, Usage, ignore
 
 if TYPE_CHECKING:
@@ -102,7 +102,8 @@ class Session:
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
                                       self._delegate, self._state, self.warnings)
         engine: EngineAgent[None, str] = EngineAgent(model, toolsets=[tools, extras],
-                                                     name=tree.name or "agent")
+                                                     name=tree.name or "agent",
+                                                     retries=TOOL_RETRIES)
         self._trees[path] = _Tree(tree, choice, model, engine, tools)
         return self._trees[path]
 

@@ -151,3 +151,12 @@ def test_a_session_killed_mid_turn_resumes_from_its_last_turn(
     history = fake[1].requests[-1]["messages"]
     assert [m.get("content") for m in history if m["role"] == "user"] == ["hi", "third"]
     assert _messages(app, session) == 4
+
+
+def test_a_model_that_keeps_calling_an_unknown_tool(app: Path, model_env: dict[str, str],
+                                                    fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"tools": [{"name": "nope", "arguments": {}}]}] * 6
+    done = eve(app, model_env, "run", "go", "--model", MODEL)
+
+    _fails(done, "session/model-failed", "retried only a few times")
+    assert len(fake[1].requests) == 4  # the first call and 3 retries
