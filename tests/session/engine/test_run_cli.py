@@ -176,3 +176,16 @@ def test_run_json_matches_the_golden_file(app: Path, model_env: dict[str, str],
         golden.parent.mkdir(parents=True, exist_ok=True)
         golden.write_text(text)
     assert golden.read_text() == text
+
+
+def test_the_terminal_shows_calls_and_custom_messages_on_stderr(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"tools": [{"name": "remember", "arguments": {"text": "tea"}}]},
+                     {"text": "Kept."}]
+    done = run_eve(app, model_env, "run", "remember tea", "--model", MODEL)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Kept. \n"
+    assert "tool: remember ok" in done.stderr
+    assert "talk: kept tea" in done.stderr
+    assert "session: " in done.stderr and "Traceback" not in done.stderr
