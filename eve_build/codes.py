@@ -257,4 +257,25 @@ CODES: dict[str, str] = {
     "session/id-unknown": "There is no session with this id in the store.",
     "session/id-invalid": "A session id is not 1-128 letters, digits, `.`, `_` or `-`.",
     "session/id-taken": "A session with this id already exists.",
+    # session: agent sessions with a model (issue 22, eve_build/session/)
+    "session/extra-missing": "`eve run`, `eve chat` or the session routes need the "
+        "`eve-build[agent]` extra (pydantic-ai).",
+    "session/model-missing": "No model is configured: no `--model`, no `EVE_MODEL`, no "
+        "`define_agent(model=...)`.",
+    "session/model-provider-missing": "A model name has no `provider:` prefix.",
+    "session/provider-unknown": "A model name's provider is not one pydantic-ai knows.",
+    "session/provider-extra-missing": "The provider's client library is not installed.",
+    "session/api-key-missing": "The provider's API key variable is not set.",
+    "session/model-unreachable": "The model's endpoint refused or dropped the connection.",
+    "session/model-auth": "The provider answered HTTP 401/403: the key is wrong.",
+    "session/model-rate-limited": "The provider answered HTTP 429.",
+    "session/model-http-error": "The provider answered another HTTP error (4xx/5xx).",
+    "session/model-timeout": "The model did not answer within `EVE_MODEL_TIMEOUT` seconds.",
+    "session/model-failed": "The model's answer could not be used (retries exhausted, "
+        "a malformed response).",
+    "session/request-limit": "The run reached its request or tool-call limit "
+        "(`--max-requests`).",
+    "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
+    "session/body-invalid": "A session HTTP request's body is not the JSON object asked for.",
+    "session/busy": "A session HTTP message arrived while the session answers another.",
 }

@@ -17,6 +17,8 @@ def test_readme_opens_with_two_commands() -> None:
     first, second = _commands()[:2]
     assert text.index(first) < text.index(second) < text.index("## ")
     assert "eve build --path fixtures/demo" in first
+    assert "pip install -q -e '.[agent]'" in first
+    assert first.endswith("eve run 'find ada' --model test --path fixtures/demo")
     assert second.endswith("python -m pytest -q")
 
 

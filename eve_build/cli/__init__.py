@@ -12,7 +12,7 @@ import sys
 import typer
 
 from eve_build._version import __version__
-from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, trust
+from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, session, trust
 from eve_build.cli import mcp as mcp_cli
 from eve_build.cli import sessions as sessions_cli
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
@@ -37,6 +37,7 @@ local.register(app, extension.app)
 trust.register(app)
 mcp_cli.register(app)
 add.register(app)
+session.register(app)
 sessions_cli.register(app)
 
 

@@ -33,6 +33,7 @@ AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agen
 
 NO_JSON: dict[tuple[str, ...], str] = {
     ("mcp",): "stdout carries the MCP protocol (JSON-RPC) itself",
+    ("chat",): "an interactive terminal session: `eve run --json` is its scriptable form",
 }
 """Commands without `--json`, and why: the conventions test exempts exactly these."""
 

@@ -3,7 +3,10 @@
 One `LocalSession` lives as long as the agent (across reloads): the notices
 (`ctx.notify`), the queued user messages (`ctx.send_user_message`) and each
 extension's appended entries (`ctx.append_entry`, saved in the snapshot under
-`local` -> name -> `entries`). The host reads and reports them; nothing here prints.
+`local` -> name -> `entries`). In an agent session (eve_build.session) also the
+published events (`ctx.publish`, emitted as `extension.event`), the custom messages
+(`ctx.send_custom_message`, shown and stored, never sent to the model) and the
+session's model name (`ctx.model`). The host reads and reports them; nothing here prints.
 """
 
 from __future__ import annotations
@@ -33,12 +36,24 @@ class Notice:
     level: str = "info"
 
 
+@dataclass(frozen=True)
+class Published:
+    """A `ctx.publish(name, data)`: emitted to every `extension.event` subscriber."""
+
+    extension: str
+    name: str
+    data: Any = None
+
+
 @dataclass
 class LocalSession:
     notices: list[Notice] = field(default_factory=list)
     messages: list[Notice] = field(default_factory=list)
     # a dict, or the session store's (eve_build.session.states.StoreEntries) under eve serve
     entries: MutableMapping[str, list[dict[str, Any]]] = field(default_factory=dict)
+    published: list[Published] = field(default_factory=list)
+    custom: list[dict[str, Any]] = field(default_factory=list)
+    model: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def drain(self) -> tuple[list[Notice], list[Notice]]:
@@ -48,6 +63,21 @@ class LocalSession:
             self.notices.clear()
             self.messages.clear()
         return notices, messages
+
+    def take_messages(self) -> list[Notice]:
+        """The queued user messages (a session turns each into a turn), leaving notices."""
+        with self._lock:
+            messages = list(self.messages)
+            self.messages.clear()
+        return messages
+
+    def take_published(self) -> tuple[list[Published], list[dict[str, Any]]]:
+        """The published events and custom messages since the last take."""
+        with self._lock:
+            published, custom = list(self.published), list(self.custom)
+            self.published.clear()
+            self.custom.clear()
+        return published, custom
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
@@ -110,6 +140,33 @@ class ScriptContext:
     def send_user_message(self, text: str) -> None:
         with self._session._lock:
             self._session.messages.append(Notice(self._name, str(text)))
+
+    @property
+    def model(self) -> str | None:
+        """The model name of the session running now (`openai:gpt-4.1`), else None."""
+        return self._session.model
+
+    def publish(self, name: str, data: Any = None) -> None:
+        """Emit `extension.event` (`data`: extension, name, data) to every subscriber."""
+        copied = _json_copy(self._name, data)
+        with self._session._lock:
+            self._session.published.append(Published(self._name, str(name), copied))
+
+    def send_custom_message(self, text: str, type: str = "custom",
+                            data: Any = None) -> None:
+        """A message shown to the user and stored with the session, never sent to the model."""
+        message = {"extension": self._name, "type": str(type), "text": str(text),
+                   "data": _json_copy(self._name, data)}
+        with self._session._lock:
+            self._session.custom.append(message)
+
+
+def _json_copy(name: str, value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise EveBuildError(f"`{name}`: the data is not JSON-safe: {exc}",
+                            "keep published data to JSON types") from None
 
 
 class LocalToolContext:

@@ -49,16 +49,21 @@ class MessageOutcome:
 async def ahandle_message(agent: Agent, text: str, app_root: Path) -> MessageOutcome:
     pipeline = agent.surface().pipeline
     await emit(pipeline, "message.start", text=text)
-    received = await agent.afire("message.received", text=text)
-    if received.outcome == "handled":
-        result = MessageOutcome("handled", str(received.value), trace=received.trace)
-    else:
-        result = await _dispatch(agent, str(received.value), app_root, received.trace)
+    result = await aroute_message(agent, text, app_root)
     if result.outcome == "turn":
         await emit(pipeline, "turn.start", text=result.text)
         await emit(pipeline, "turn.end", text=result.text)
     await emit(pipeline, "message.end", text=result.text, outcome=result.outcome)
     return result
+
+
+async def aroute_message(agent: Agent, text: str, app_root: Path) -> MessageOutcome:
+    """The `message.received` hooks, then command dispatch and skill expansion; no events
+    of its own (a session emits the message and turn events around it)."""
+    received = await agent.afire("message.received", text=text)
+    if received.outcome == "handled":
+        return MessageOutcome("handled", str(received.value), trace=received.trace)
+    return await _dispatch(agent, str(received.value), app_root, received.trace)
 
 
 def handle_message(agent: Agent, text: str, app_root: Path) -> MessageOutcome:

@@ -60,6 +60,19 @@ class NodeContext:
     def send_user_message(self, text: str) -> None:
         self._send(protocol.USER_MESSAGE, {"text": str(text)})
 
+    @property
+    def model(self) -> str | None:
+        """The host's session model is not told to nodes: always None here."""
+        return None
+
+    def publish(self, name: str, data: Any = None) -> None:
+        self._send(protocol.PUBLISH, {"name": str(name), "data": json.loads(json.dumps(data))})
+
+    def send_custom_message(self, text: str, type: str = "custom",
+                            data: Any = None) -> None:
+        self._send(protocol.CUSTOM_MESSAGE, {"text": str(text), "type": str(type),
+                                             "data": json.loads(json.dumps(data))})
+
     def _send(self, method: str, params: dict[str, Any]) -> None:
         sender = CURRENT_SENDER.get()
         if sender is None:

@@ -28,6 +28,8 @@ PROGRESS = "tool.progress"
 NOTIFY = "ctx.notify"
 USER_MESSAGE = "ctx.userMessage"
 APPEND_ENTRY = "ctx.appendEntry"
+PUBLISH = "ctx.publish"  # {name, data}: the host emits `extension.event` in a session
+CUSTOM_MESSAGE = "ctx.customMessage"  # {text, type, data}: shown and stored, not sent
 
 # JSON-RPC 2.0 error codes (the spec's, then ours in the server range)
 PARSE_ERROR = -32700

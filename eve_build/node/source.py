@@ -108,6 +108,11 @@ class NodeSource:
             context.send_user_message(str(data.get("text", "")))
         elif kind == protocol.APPEND_ENTRY and isinstance(data.get("entry"), dict):
             context.append_entry(data["entry"])
+        elif kind == protocol.PUBLISH:
+            context.publish(str(data.get("name", "")), data.get("data"))
+        elif kind == protocol.CUSTOM_MESSAGE:
+            context.send_custom_message(str(data.get("text", "")),
+                                        str(data.get("type", "custom")), data.get("data"))
 
 
 def _stat(path: Path) -> tuple[int, int, int] | None:

@@ -131,11 +131,17 @@ def open_agent(
             raise DiagnosticsError("cannot load the agent", found)
         layer = None
         if local or local_sources is not None:  # imported here: eve_build.local uses runtime
+            from eve_build.local.context import LocalSession
             from eve_build.local.load import derive_local_sources, open_local_layer
 
+            # restored first, so `setup(ctx)` sees its entries; a served agent's session
+            # keeps its entries in the store (eve_build.session.states.StoreEntries)
+            session = local_session if local_session is not None else LocalSession()
+            if snapshot is not None:
+                session.restore(snapshot.get("local", {}))
             layer = open_local_layer(root, states, pool,
                                      derive_local_sources(extensions) if local_sources is None
-                                     else local_sources, session=local_session)
+                                     else local_sources, session=session)
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
         if any(tree.connections for tree in trees):  # their tools join on first need

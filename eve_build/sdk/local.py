@@ -80,3 +80,11 @@ class LocalContext(Protocol):
     def append_entry(self, entry: dict[str, Any]) -> None: ...  # JSON-safe, persisted
 
     def send_user_message(self, text: str) -> None: ...  # queued; the host reports it
+
+    @property
+    def model(self) -> str | None: ...  # the session's model name, None outside a session
+
+    def publish(self, name: str, data: Any = None) -> None: ...  # emits `extension.event`
+
+    def send_custom_message(self, text: str, type: str = "custom",
+                            data: Any = None) -> None: ...  # shown and stored, not sent

@@ -83,6 +83,7 @@ def build_app(
                     await ticking
             scheduler.cancel()
             host.close()
+            sessions.close()
             if store is not None:
                 store.close()
 
@@ -98,8 +99,13 @@ def build_app(
             "schedules": [s.name for s in current.schedules],
         })
 
-    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *routes],
-                    lifespan=lifespan)
+    from eve_build.serve.sessions import SessionRoutes
+    from eve_build.session.storage import Storage
+
+    sessions = SessionRoutes(served, root, Storage(store) if store is not None else None,
+                             environ)
+    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
+                            *routes], lifespan=lifespan)
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler

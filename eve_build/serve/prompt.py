@@ -92,6 +92,13 @@ def assemble_prompt(root: Path, *, subagent: str | None = None,
         return asyncio.run(_assemble(agent, tree, subagent, given))
 
 
+async def aassemble_loaded_prompt(agent: Agent, subagent: str | None = None) -> Prompt:
+    """The prompt of an agent already loaded (an agent session renders it each turn)."""
+    tree = _find_tree(agent, subagent)
+    local = [g.text for g in agent.guidelines()] if subagent is None else []
+    return await _assemble(agent, tree, subagent, local)
+
+
 async def _assemble(agent: Agent, tree: CompiledTree, subagent: str | None,
                     guidelines: list[str]) -> Prompt:
     surface = agent.surface(subagent)

@@ -1,0 +1,127 @@
+"""`eve chat`: an interactive session in the terminal.
+
+Tokens stream to stdout as they come; tool calls, custom messages and notices go to
+stderr. `/command args` and `/skill:name` work as in `eve run`; `/exit` (or Ctrl-D)
+leaves. A tool that asks for approval (`always()`, `once()`) prompts `[y/N]`.
+Ctrl-C during a turn cancels that turn (nothing of it is committed) and keeps the
+session; Ctrl-C at the prompt only clears the line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from eve_build.cli.local import report_local
+from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.output import echo_err, run_core
+
+if TYPE_CHECKING:
+    from eve_build.runtime.approval import ApprovalRequest
+    from eve_build.session.run import OpenRun
+    from eve_build.session.transcript import RunResult, SessionEvent
+
+PROMPT = "> "
+EXIT = "/exit"
+
+
+def chat(
+    model: str | None = typer.Option(None, "--model", "-m", help="The model, "
+                                     "`provider:model` or `test` (see `eve run`)."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Resume this session."),
+    max_requests: int = typer.Option(50, "--max-requests", min=1,
+                                     help="Stop a turn after this many model requests."),
+    extension: ExtensionPaths = None,
+    path: Path = typer.Option(Path(), "--path", exists=True, file_okay=False,
+                              help="The agent app (holds `.eve/`)."),
+) -> None:
+    """Talk to the agent: streamed replies, `/command args`, `/skill:name`, `/exit`."""
+    from eve_build.session.run import RunRequest, open_run
+
+    request = RunRequest(model=model, session=session, max_requests=max_requests,
+                         extensions=tuple(extension or ()))
+
+    def loop() -> None:
+        with open_run(path, request) as opened:
+            report_local(opened.agent)
+            echo_err(f"session {opened.session.id} with `{opened.session.model}`; "
+                     f"`{EXIT}` to leave")
+            while (text := _read()) is not None:
+                if text.strip() == EXIT:
+                    break
+                if text.strip():
+                    _turn(opened, text)
+                    report_local(opened.agent, diagnostics=False)
+
+    run_core(loop)
+
+
+def _read() -> str | None:
+    while True:
+        try:
+            return input(PROMPT)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            sys.stdout.write("\n")
+
+
+def _turn(opened: OpenRun, text: str) -> None:
+    async def run() -> RunResult | None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(opened.asend(text, listener=_print_event,
+                                                  approver=_ask))
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return None
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    result = run_core(lambda: opened.agent._run(run()))
+    if result is None:
+        sys.stdout.write("\n")
+        echo_err("cancelled: the turn was not kept")
+    elif result.outcome != "turn":
+        sys.stdout.write(result.reply)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _print_event(event: SessionEvent) -> None:
+    data: dict[str, Any] = event.data
+    if event.kind == "token":
+        sys.stdout.write(data["text"])
+        sys.stdout.flush()
+    elif event.kind == "tool.end":
+        outcome = "ok" if data["status"] == "ok" else f"{data['status']}: {data['reason']}"
+        echo_err(f"\ntool: {data['name']} {outcome}")
+    elif event.kind == "custom":
+        echo_err(f"{data['extension']}: {data['text']}")
+
+
+_ASKING: list[asyncio.Lock] = []  # one question at a time, though tools run in parallel
+
+
+async def _ask(request: ApprovalRequest) -> bool:
+    question = (f"\napprove `{request.tool}` {json.dumps(request.arguments)} "
+                f"({request.policy})? [y/N] ")
+    if not _ASKING:
+        _ASKING.append(asyncio.Lock())
+    async with _ASKING[0]:
+        answer = await asyncio.get_running_loop().run_in_executor(None, _input, question)
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _input(question: str) -> str:
+    try:
+        return input(question)
+    except (EOFError, KeyboardInterrupt):
+        return ""

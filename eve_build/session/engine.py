@@ -1,0 +1,198 @@
+"""One agent session: a message in, the turns it needs, the reply out.
+
+    session = Session(agent, app_root, "s1", SessionOptions(model="test"))
+    result = await session.asend("hello")
+
+A message first goes through `message.received` exactly as `eve message` does (a
+`handled` reply or a `/command` starts no turn; `/skill:name` is expanded); what
+reaches a turn runs on pydantic-ai with the agent's tools (toolset.py), the extra
+tools (extras.py) and `eve prompt`'s instructions, streamed (stream.py). Messages
+that local extensions queue with `ctx.send_user_message` each get a turn after it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic_ai import Agent as EngineAgent
+from pydantic_ai import RunContext
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from eve_build.diagnostics import Diagnostic
+from eve_build.local.messages import aroute_message
+from eve_build.runtime.agent import Agent
+from eve_build.runtime.approval import Approver
+from eve_build.runtime.events import emit
+from eve_build.serve.prompt import aassemble_loaded_prompt
+from eve_build.session.extras import derive_extra_toolset, derive_skill_lines
+from eve_build.session.failures import derive_run_failure
+from eve_build.session.models import (
+    ModelChoice,
+    derive_model_choice,
+    derive_model_settings,
+    describe_endpoint,
+    open_model,
+)
+from eve_build.session.stream import StreamRelay
+from eve_build.session.toolset import TOOL_RETRIES, AgentToolset, RunState
+from eve_build.session.transcript import Listener, RunResult, SessionEvent, Usage, ignore
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from eve_build.consumer.compiled import CompiledTree
+
+MAX_REQUESTS = 50
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    model: str | None = None  # `--model`
+    max_requests: int = MAX_REQUESTS
+    environ: Mapping[str, str] = field(default_factory=dict)
+    instance: Any = None  # a pydantic-ai Model for every tree (tests, the benchmark)
+
+
+@dataclass
+class _Tree:
+    tree: CompiledTree
+    choice: ModelChoice
+    model: Model
+    engine: EngineAgent[None, str]
+    tools: AgentToolset
+
+
+class Session:
+    def __init__(self, agent: Agent, app_root: Path, session_id: str, options: SessionOptions,
+                 history: list[ModelMessage] | None = None) -> None:
+        self.agent, self.app_root, self.id, self.options = agent, app_root, session_id, options
+        self.history: list[ModelMessage] = list(history or [])
+        self.pending: list[ModelMessage] = []  # new since the last commit
+        self.custom: list[dict[str, Any]] = []
+        self.warnings: list[Diagnostic] = []
+        self.last_usage = Usage()
+        self._trees: dict[str, _Tree] = {}
+        self._state = RunState(None, ignore, self._flush)
+        self.root = self._open("")
+        if agent.local is not None:
+            agent.local.request.session.model = self.root.choice.name
+
+    @property
+    def model(self) -> str:
+        return self.root.choice.name
+
+    def _open(self, path: str) -> _Tree:
+        if path in self._trees:
+            return self._trees[path]
+        trees = {t.path: t for t in _walk(self.agent.compiled.root)}
+        tree, root = trees[path] if path else self.agent.compiled.root, self.agent.compiled.root
+        if self.options.instance is not None:
+            choice = ModelChoice(self.options.model or "given", "the caller")
+            model = self.options.instance
+        else:
+            choice = derive_model_choice(self.options.model, self.options.environ,
+                                         tree.model if path else None, root.model)
+            model = open_model(choice)
+        tools = AgentToolset(self.agent, self._state, path or None)
+        extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
+                                      self._delegate, self._state, self.warnings)
+        engine: EngineAgent[None, str] = EngineAgent(model, toolsets=[tools, extras],
+                                                     name=tree.name or "agent",
+                                                     retries=TOOL_RETRIES)
+        self._trees[path] = _Tree(tree, choice, model, engine, tools)
+        return self._trees[path]
+
+    async def asend(self, text: str, *, listener: Listener = ignore,
+                    approver: Approver | None = None) -> RunResult:
+        """Handle one user message; raises DiagnosticsError when the model fails."""
+        self._state.approver, self._state.listener = approver, listener
+        self._state.tool_calls = []
+        usage = RunUsage()
+        result = RunResult(self.id, "", model=self.model)
+        pipeline = self.agent.surface().pipeline
+        await emit(pipeline, "message.start", text=text, role="user")
+        routed = await aroute_message(self.agent, text, self.app_root)
+        await emit(pipeline, "message.end", text=routed.text, role="user",
+                   outcome=routed.outcome)
+        if routed.outcome != "turn":
+            result.reply, result.outcome, result.ok = routed.text, routed.outcome, routed.ok
+        else:
+            queue = [routed.text]
+            while queue:
+                result.reply = await self._turn(queue.pop(0), usage)
+                result.turns += 1
+                if self.agent.local is not None:
+                    queue.extend(m.text for m in self.agent.local.request.session.take_messages())
+        await self._flush()
+        result.tool_calls = list(self._state.tool_calls)
+        result.usage = self.last_usage = Usage(usage.requests, usage.input_tokens,
+                                               usage.output_tokens, usage.tool_calls)
+        result.custom = list(self.custom)
+        return result
+
+    async def _turn(self, text: str, usage: RunUsage) -> str:
+        rescan = getattr(self.agent, "rescan_nodes", None)
+        if callable(rescan):  # a restarted node is picked up between turns
+            done = rescan()
+            if inspect.isawaitable(done):
+                await done
+        pipeline = self.agent.surface().pipeline
+        await emit(pipeline, "turn.start", text=text)
+        self._state.listener(SessionEvent("turn.start", {"text": text}))
+        new, reply = await self._run("", text, usage, self.history)
+        self.history.extend(new)
+        self.pending.extend(new)
+        await self._flush()
+        await emit(pipeline, "turn.end", text=text, reply=reply)
+        self._state.listener(SessionEvent("turn.end", {"reply": reply}))
+        return reply
+
+    async def _delegate(self, path: str, task: str, ctx: RunContext[Any]) -> str:
+        pipeline = self.agent.surface(path).pipeline
+        await emit(pipeline, "turn.start", text=task, subagent=path)
+        _, reply = await self._run(path, task, ctx.usage, [])
+        await emit(pipeline, "turn.end", text=task, reply=reply, subagent=path)
+        return reply
+
+    async def _run(self, path: str, text: str, usage: RunUsage,
+                   history: list[ModelMessage]) -> tuple[list[ModelMessage], str]:
+        tree = self._open(path)
+        prompt = await aassemble_loaded_prompt(self.agent, path or None)
+        skills = derive_skill_lines(tree.tree) if not path else ""
+        relay = StreamRelay(self.agent.surface(path or None).pipeline, self._state.listener,
+                            path or None)
+        try:
+            run = await tree.engine.run(
+                text, message_history=history, instructions="\n\n".join(
+                    part for part in (prompt.text.strip(), skills) if part),
+                usage=usage, usage_limits=UsageLimits(request_limit=self.options.max_requests),
+                model_settings=derive_model_settings(self.options.environ),
+                event_stream_handler=relay)
+        except Exception as exc:
+            failure = derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model))
+            if failure is None:
+                raise
+            raise failure from None
+        return list(run.new_messages()), str(run.output)
+
+    async def _flush(self) -> None:
+        """Emit what local extensions published; keep and show their custom messages."""
+        if self.agent.local is None:
+            return
+        published, custom = self.agent.local.request.session.take_published()
+        pipeline = self.agent.surface().pipeline
+        for item in published:
+            await emit(pipeline, "extension.event", data={
+                "extension": item.extension, "name": item.name, "data": item.data})
+        for message in custom:
+            self.custom.append(message)
+            self._state.listener(SessionEvent("custom", message))
+
+
+def _walk(tree: CompiledTree) -> list[CompiledTree]:
+    return [tree, *(t for sub in tree.subagents for t in _walk(sub))]

@@ -1,0 +1,129 @@
+"""Which model a session talks to, and opening it through pydantic-ai.
+
+Order (DESIGN section 12): `--model` > `EVE_MODEL` > `define_agent(model=...)` of the
+tree whose turn it is (a subagent's own, else the root agent's). Names are
+pydantic-ai's `provider:model`; `test` is pydantic-ai's TestModel (offline, no key).
+Each way a name can fail to open is its own diagnostic naming the name, the provider
+or the variable; no key value is ever shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from eve_build.runtime.tools import read_timeout_variable
+from eve_build.session.errors import session_error
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+    from pydantic_ai.settings import ModelSettings
+
+MODEL_VARIABLE = "EVE_MODEL"
+TIMEOUT_VARIABLE = "EVE_MODEL_TIMEOUT"
+MODEL_TIMEOUT = 120.0
+"""Seconds one model request may take before the session gives up on it."""
+RETRIES_VARIABLE = "EVE_MODEL_RETRIES"
+MODEL_RETRIES = 2
+"""How often the provider's SDK retries a failed request (429, 5xx, a dropped line)."""
+TEST_MODEL = "test"
+KEY_PATTERN = re.compile(r"`([A-Z][A-Z0-9_]*_(?:KEY|TOKEN)[A-Z0-9_]*)`")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model name and where it came from (`--model`, `EVE_MODEL`, a define_agent file)."""
+
+    name: str
+    source: str
+
+
+def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str | None,
+                        root: str | None, *, agent_file: str = "agent/agent.py"
+                        ) -> ModelChoice:
+    """The model for a turn of a tree (its own define_agent model, else the root's)."""
+    if given:
+        return ModelChoice(given, "`--model`")
+    if environ.get(MODEL_VARIABLE):
+        return ModelChoice(environ[MODEL_VARIABLE], f"`{MODEL_VARIABLE}`")
+    if own or root:
+        return ModelChoice(own or root or "", f"`define_agent(model=...)` in `{agent_file}`")
+    raise session_error("session/model-missing", "no model is configured for this agent",
+                        "pass `--model provider:model` (for example `--model openai:gpt-4.1`), "
+                        f"set `{MODEL_VARIABLE}`, or set `define_agent(model=...)` in "
+                        f"`{agent_file}`; `--model test` runs offline without a key",
+                        title="cannot start a session")
+
+
+def open_model(choice: ModelChoice) -> Model:
+    """The pydantic-ai Model for `choice` (raises a DiagnosticsError naming what is wrong)."""
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.models import infer_model, parse_model_id
+    from pydantic_ai.providers import infer_provider_class
+
+    name, title = choice.name, "cannot start a session"
+    if name == TEST_MODEL:
+        from pydantic_ai.models.test import TestModel
+
+        return TestModel()
+    provider, model = parse_model_id(name)
+    if not provider or not model:
+        raise session_error("session/model-provider-missing",
+                            f"the model `{name}` (from {choice.source}) names no provider",
+                            "write it as `provider:model`, for example `openai:gpt-4.1`, "
+                            "`anthropic:claude-sonnet-4-5` or `openai-chat:NAME` for any "
+                            "OpenAI-compatible server (`OPENAI_BASE_URL`)", title=title)
+    try:
+        infer_provider_class(provider)
+    except ValueError:
+        raise session_error("session/provider-unknown",
+                            f"the model `{name}` (from {choice.source}) names the provider "
+                            f"`{provider}`, which pydantic-ai does not know",
+                            "use one of pydantic-ai's providers: `openai`, `openai-chat`, "
+                            "`anthropic`, `google`, `groq`, `mistral`, `ollama`, ...",
+                            title=title) from None
+    except ImportError as exc:
+        raise _extra_missing(name, provider, exc) from None
+    try:
+        return infer_model(name)
+    except ImportError as exc:
+        raise _extra_missing(name, provider, exc) from None
+    except UserError as exc:
+        variable = KEY_PATTERN.search(str(exc))
+        if variable is not None:
+            raise session_error("session/api-key-missing",
+                                f"the provider `{provider}` of `{name}` needs "
+                                f"`{variable.group(1)}`, which is not set",
+                                f"set `{variable.group(1)}` in the environment, or use "
+                                "`--model test` to run offline", title=title) from None
+        raise session_error("session/model-failed",
+                            f"the model `{name}` cannot be opened: {exc}",
+                            "check the model name and the provider's variables",
+                            title=title) from None
+
+
+def _extra_missing(name: str, provider: str, exc: ImportError) -> Exception:
+    install = re.search(r"`(pip install [^`]+)`", str(exc))
+    return session_error("session/provider-extra-missing",
+                         f"the provider `{provider}` of `{name}` needs a client library "
+                         "this environment lacks",
+                         f"install it: {install.group(1) if install else exc}",
+                         title="cannot start a session")
+
+
+def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
+    """Each request's timeout and the SDK's retries (`EVE_MODEL_TIMEOUT`, `EVE_MODEL_RETRIES`)."""
+    timeout = read_timeout_variable(environ, TIMEOUT_VARIABLE, MODEL_TIMEOUT)
+    retries = environ.get(RETRIES_VARIABLE, "")
+    settings: dict[str, Any] = {"timeout": timeout,
+                                "max_retries": int(retries) if retries.isdigit()
+                                else MODEL_RETRIES}
+    return settings  # type: ignore[return-value]  # a TypedDict of these two keys
+
+
+def describe_endpoint(model: Model) -> str:
+    """Where the model is reached (a URL), or its system name when it has none."""
+    url = getattr(model, "base_url", None)
+    return str(url) if url else str(getattr(model, "system", "the provider"))

@@ -1,0 +1,120 @@
+"""The core of `eve run` (and of each HTTP message): open the store and the agent,
+resume or start a session, handle one message, commit the turn.
+
+    result = run_message(Path("."), "hello", RunRequest(model="test"))
+
+A failed turn raises its DiagnosticsError before anything is committed, so the
+store keeps exactly the turns that finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from eve_build.runtime.approval import Approver
+from eve_build.session.extra import require_agent_extra
+from eve_build.session.storage import Storage, StoredSession, open_storage
+from eve_build.session.transcript import Listener, RunResult, ignore
+
+if TYPE_CHECKING:
+    from eve_build.runtime.agent import Agent
+    from eve_build.session.engine import Session, SessionOptions
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    model: str | None = None
+    session: str | None = None  # resume this one
+    approve: bool = False
+    max_requests: int = 50
+    extensions: Sequence[Path] = field(default=())
+
+
+def locate_app_root(path: Path) -> Path:
+    from eve_build.consumer.app import try_find_app_root
+
+    return try_find_app_root(path.resolve()) or path.resolve()
+
+
+def run_message(path: Path, text: str, request: RunRequest, *, listener: Listener = ignore,
+                approver: Approver | None = None) -> RunResult:
+    """One message through a session (new, or resumed with `request.session`)."""
+    with open_run(path, request) as opened:
+        return opened.agent._run(opened.asend(text, listener=listener, approver=approver))
+
+
+@dataclass
+class OpenRun:
+    """A session ready for messages (`eve run` sends one, `eve chat` many, HTTP one per
+    request); each finished message is committed as one turn."""
+
+    agent: Agent
+    session: Session
+    storage: Storage
+    exists: bool
+    approve: bool = False
+
+    async def asend(self, text: str, *, listener: Listener = ignore,
+                    approver: Approver | None = None) -> RunResult:
+        given = approver or ((lambda _: True) if self.approve else None)
+        result = await self.session.asend(text, listener=listener, approver=given)
+        commit_session(self.storage, self.session, self.exists)
+        self.exists = True
+        return result
+
+
+@contextlib.contextmanager
+def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
+    """The store, the agent (its snapshot restored when resuming) and the session."""
+    require_agent_extra()
+    from eve_build.runtime.loader import load_agent
+
+    root = locate_app_root(path)
+    storage = open_storage(root)
+    try:
+        stored = storage.require(request.session) if request.session else None
+        with load_agent(root, extensions=request.extensions,
+                        snapshot=stored.snapshot if stored else None) as agent:
+            session = open_session(agent, root, stored, derive_options(request))
+            yield OpenRun(agent, session, storage, stored is not None, request.approve)
+    finally:
+        storage.close()
+
+
+def derive_options(request: RunRequest) -> SessionOptions:
+    from eve_build.session.engine import SessionOptions
+
+    return SessionOptions(model=request.model, max_requests=request.max_requests,
+                          environ=dict(os.environ))
+
+
+def open_session(agent: Agent, root: Path, stored: StoredSession | None,
+                 options: SessionOptions) -> Session:
+    """A Session with the stored messages as its history (a new id when `stored` is None)."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from eve_build.session.engine import Session
+
+    history = ModelMessagesTypeAdapter.validate_python(stored.messages) if stored else []
+    session_id = stored.id if stored else uuid.uuid4().hex[:12]
+    return Session(agent, root, session_id, options, history)
+
+
+def commit_session(storage: Storage, session: Session, exists: bool) -> None:
+    """Store the turn: the new messages, the agent's snapshot, custom messages, usage."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    if not exists and storage.read(session.id) is None:  # the first turn creates it
+        storage.create(session.model, session.id)
+    messages = ModelMessagesTypeAdapter.dump_python(session.pending, mode="json")
+    usage = session.last_usage
+    storage.commit(session.id, list(messages), session.agent.snapshot(), list(session.custom),
+                   usage, session.model)
+    session.pending.clear()
+    session.custom.clear()

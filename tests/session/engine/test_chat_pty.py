@@ -1,0 +1,110 @@
+"""`eve chat` in a real pseudo-terminal: streamed tokens, an approval prompt answered,
+Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import select
+import sys
+import time
+from pathlib import Path
+
+from eve_build.session.store import open_session_store
+from tests.session.engine.fake_openai import Script
+
+
+class Terminal:
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: exec at once (the test process has threads)
+            os.execve(sys.executable, [sys.executable, *argv], env)
+        self.output = ""
+
+    def expect(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while text not in self.output:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} never came; the terminal shows:\n{self.output}"
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    self.output += os.read(self.fd, 4096).decode(errors="replace")
+                except OSError:  # the child is gone
+                    break
+        assert text in self.output, self.output
+        start = self.output.index(text) + len(text)
+        seen, self.output = self.output[:start], self.output[start:]
+        return seen
+
+    def send(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def wait(self, timeout: float = 20) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            self.expect_nothing()
+        raise AssertionError("eve chat did not exit")
+
+    def expect_nothing(self) -> None:
+        ready, _, _ = select.select([self.fd], [], [], 0.05)
+        if ready:
+            with contextlib.suppress(OSError):  # the child is gone
+                self.output += os.read(self.fd, 4096).decode(errors="replace")
+
+
+def test_chat_in_a_terminal(app: Path, model_env: dict[str, str],
+                            fake: tuple[str, Script]) -> None:
+    script = fake[1]
+    term = Terminal(["-m", "eve_build", "chat", "--model", "openai-chat:scripted",
+                     "--path", str(app), "-e", str(app / "ext/talk.py")],
+                    {**model_env, "TERM": "dumb"})
+    term.expect("`/exit` to leave")
+    term.expect("> ")
+
+    script.steps = [{"text": "hello there my friend", "pause": 0.05}]
+    term.send("hi\r")
+    shown = term.expect("friend")
+    assert "hello there my" in shown
+    term.expect("> ")
+
+    script.steps = [{"tools": [{"name": "wipe", "arguments": {"what": "disk"}}]},
+                    {"text": "wiped it"}]
+    term.send("wipe the disk\r")
+    assert "approve `wipe`" in term.expect("[y/N] ")
+    term.send("y\r")
+    term.expect("tool: wipe ok")
+    term.expect("wiped it")
+    term.expect("> ")
+
+    script.steps = [{"hang": 30}]
+    term.send("take your time\r")
+    deadline = time.monotonic() + 20
+    while not any(r["messages"][-1].get("content") == "take your time"
+                  for r in script.requests) and time.monotonic() < deadline:
+        term.expect_nothing()
+    term.send("\x03")  # Ctrl-C: the terminal sends SIGINT to eve chat
+    term.expect("cancelled: the turn was not kept")
+    term.expect("> ")
+
+    script.steps = [{"text": "still here"}]
+    term.send("are you there?\r")
+    term.expect("still here")
+    term.expect("> ")
+    term.send("/exit\r")
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None and row.turns == 3  # hi, wipe, are you there
+        users = [p["content"] for m in record.messages for p in m["parts"]
+                 if p.get("part_kind") == "user-prompt"]
+        assert users == ["hi", "wipe the disk", "are you there?"]
+    finally:
+        store.close()

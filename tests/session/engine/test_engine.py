@@ -1,0 +1,118 @@
+"""The engine in-process with pydantic-ai's FunctionModel and TestModel."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+
+from eve_build.errors import DiagnosticsError
+from eve_build.runtime import load_agent
+from eve_build.session.engine import Session, SessionOptions
+from eve_build.session.models import ModelChoice, derive_model_choice
+from eve_build.session.run import RunRequest, run_message
+
+
+def _session(app: Path, model: Any) -> tuple[Any, Session]:
+    agent = load_agent(app, extensions=[app / "ext/talk.py"])
+    return agent, Session(agent, app, "s1", SessionOptions(model="fn", instance=model))
+
+
+def test_function_model_sees_the_prompt_and_calls_a_tool(app: Path) -> None:
+    seen: list[AgentInfo] = []
+
+    async def answer(messages: list[ModelMessage], info: AgentInfo
+                     ) -> AsyncIterator[str | DeltaToolCalls]:
+        seen.append(info)
+        if len(messages) == 1:
+            yield {0: DeltaToolCall("add", '{"a": 1, "b": 2}')}
+        else:
+            yield "th"
+            yield "ree"
+
+    agent, session = _session(app, FunctionModel(stream_function=answer))
+    with agent:
+        result = agent._run(session.asend("add"))
+
+    assert result.reply == "three"
+    assert [c.to_json() for c in result.tool_calls] == [
+        {"name": "add", "arguments": {"a": 1, "b": 2}, "status": "ok", "result": {"sum": 3}}]
+    assert "You are a test agent." in (seen[0].instructions or "")
+    assert {"add", "wipe", "remember", "load_skill", "delegate_helper"} <= {
+        t.name for t in seen[0].function_tools}
+    assert len(session.pending) == 4  # request, tool call, tool return, answer
+
+
+def test_a_cancelled_turn_leaves_the_history_as_it_was(app: Path) -> None:
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        await asyncio.sleep(30)
+        yield "late"
+
+    agent, session = _session(app, FunctionModel(stream_function=slow))
+
+    async def cancel() -> None:
+        task = asyncio.ensure_future(session.asend("wait"))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with agent:
+        agent._run(cancel())
+    assert session.history == [] and session.pending == []
+
+
+def test_test_model_runs_a_whole_turn_offline(app: Path) -> None:
+    result = run_message(app, "hello", RunRequest(model="test"))
+
+    names = {c.name for c in result.tool_calls}
+    assert {"add", "wipe", "load_skill", "delegate_helper", "shout"} <= names
+    assert {c.status for c in result.tool_calls if c.name == "wipe"} == {"refused"}
+    assert result.usage.requests >= 2
+
+
+@pytest.mark.parametrize(("given", "environ", "own", "root", "expected"), [
+    ("openai:a", {"EVE_MODEL": "openai:b"}, "openai:c", "openai:d", "openai:a"),
+    (None, {"EVE_MODEL": "openai:b"}, "openai:c", "openai:d", "openai:b"),
+    (None, {}, "openai:c", "openai:d", "openai:c"),
+    (None, {}, None, "openai:d", "openai:d"),
+])
+def test_model_choice_order(given: str | None, environ: dict[str, str], own: str | None,
+                            root: str | None, expected: str) -> None:
+    assert derive_model_choice(given, environ, own, root).name == expected
+
+
+def test_no_model_anywhere_is_a_diagnostic() -> None:
+    with pytest.raises(DiagnosticsError) as caught:
+        derive_model_choice(None, {}, None, None)
+    assert caught.value.diagnostics[0].code == "session/model-missing"
+    assert ModelChoice("x", "y").name == "x"
+
+
+def test_help_does_not_import_pydantic_ai() -> None:
+    code = ("import sys, runpy; sys.argv = ['eve', '--help']\n"
+            "try:\n    runpy.run_module('eve_build', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            "print('pydantic_ai' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.stderr.strip().endswith("False"), done.stderr
+
+
+def test_without_the_extra_run_says_what_to_install(app: Path) -> None:
+    code = ("import sys; sys.modules['pydantic_ai'] = None\n"
+            f"sys.argv = ['eve', 'run', 'hi', '--model', 'test', '--path', {str(app)!r}]\n"
+            "from eve_build.cli import main\nmain()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.returncode == 1
+    assert "error session/extra-missing:" in done.stderr
+    assert "pip install 'eve-build[agent]'" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,162 @@
+"""Each bad input of issue 22 is one clear diagnostic, exit 1, no traceback, the store intact."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from eve_build.session.store import open_session_store
+from tests.session.engine.conftest import eve
+from tests.session.engine.fake_openai import Script
+
+MODEL = "openai-chat:scripted"
+
+
+def _first_session(app: Path, env: dict[str, str], fake: Script) -> str:
+    fake.steps = [{"text": "hello"}]
+    done = eve(app, env, "run", "hi", "--model", MODEL, "--json")
+    return str(json.loads(done.stdout)["session"])
+
+
+def _messages(app: Path, session: str) -> int:
+    store = open_session_store(app)
+    try:
+        record = store.read_session(session)
+        assert record is not None
+        return len(record.messages)
+    finally:
+        store.close()
+
+
+def _fails(done: subprocess.CompletedProcess[str], code: str, *named: str) -> None:
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"error {code}:" in done.stderr, done.stderr
+    for text in named:
+        assert text in done.stderr, done.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(("model", "variables", "code", "named"), [
+    (None, {}, "session/model-missing", ("EVE_MODEL", "--model", "define_agent(model=...)")),
+    ("gpt-4.1", {}, "session/model-provider-missing", ("`gpt-4.1`", "provider:model")),
+    ("nosuch:model", {}, "session/provider-unknown", ("`nosuch`",)),
+    ("anthropic:claude-x", {}, "session/provider-extra-missing",
+     ("`anthropic`", "pip install")),
+    ("openai:gpt-4.1", {"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None},
+     "session/api-key-missing",
+     ("`OPENAI_API_KEY`",)),
+])
+def test_a_model_that_cannot_open(app: Path, model_env: dict[str, str], fake: tuple[str, Script],
+                                  model: str | None, variables: dict[str, str | None],
+                                  code: str, named: tuple[str, ...]) -> None:
+    session = _first_session(app, model_env, fake[1])
+    env = {k: v for k, v in {**model_env, **variables}.items() if v is not None}
+    env.pop("EVE_MODEL", None)
+    done = eve(app, env, "run", "again", "--session", session,
+               *(("--model", model) if model else ()))
+
+    _fails(done, code, *named)
+    assert _messages(app, session) == 2
+
+
+@pytest.mark.parametrize(("status", "code", "named"), [
+    (401, "session/model-auth", ("HTTP 401", "`OPENAI_API_KEY`")),
+    (429, "session/model-rate-limited", ("HTTP 429",)),
+    (500, "session/model-http-error", ("HTTP 500",)),
+])
+def test_an_http_error_of_the_provider(app: Path, model_env: dict[str, str],
+                                       fake: tuple[str, Script], status: int, code: str,
+                                       named: tuple[str, ...]) -> None:
+    session = _first_session(app, model_env, fake[1])
+    fake[1].steps = [{"status": status}]
+    done = eve(app, model_env, "run", "again", "--session", session, "--model", MODEL)
+
+    _fails(done, code, *named, fake[0].rsplit("/", 1)[0])
+    assert _messages(app, session) == 2
+
+
+def test_a_refused_connection_names_the_url(app: Path, model_env: dict[str, str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    done = eve(app, {**model_env, "OPENAI_BASE_URL": url}, "run", "hi", "--model", MODEL)
+
+    _fails(done, "session/model-unreachable", url)
+
+
+def test_a_model_that_never_answers_times_out(app: Path, model_env: dict[str, str],
+                                              fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"hang": 5}]
+    done = eve(app, {**model_env, "EVE_MODEL_TIMEOUT": "0.5"}, "run", "hi", "--model", MODEL)
+
+    _fails(done, "session/model-timeout", "EVE_MODEL_TIMEOUT")
+
+
+def test_the_request_limit(app: Path, model_env: dict[str, str],
+                           fake: tuple[str, Script]) -> None:
+    call = {"tools": [{"name": "add", "arguments": {"a": 1, "b": 1}}]}
+    fake[1].steps = [call, call, call]
+    done = eve(app, model_env, "run", "loop", "--model", MODEL, "--max-requests", "2")
+
+    _fails(done, "session/request-limit", "--max-requests")
+    assert len(fake[1].requests) == 2
+
+
+def test_an_unknown_session(app: Path, model_env: dict[str, str]) -> None:
+    done = eve(app, model_env, "run", "hi", "--model", MODEL, "--session", "nope")
+
+    _fails(done, "session/id-unknown", "`nope`", "eve sessions list")
+
+
+def test_a_store_that_is_not_sqlite(app: Path, model_env: dict[str, str]) -> None:
+    (app / ".eve/sessions.sqlite3").write_bytes(b"not a database at all" * 10)
+    done = eve(app, model_env, "run", "hi", "--model", MODEL)
+
+    _fails(done, "session/store-invalid")
+    assert (app / ".eve/sessions.sqlite3").read_bytes() == b"not a database at all" * 10
+
+
+def test_a_session_killed_mid_turn_resumes_from_its_last_turn(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    session = _first_session(app, model_env, fake[1])
+    fake[1].steps = [{"tools": [{"name": "remember", "arguments": {"text": "x"}}]},
+                     {"hang": 30}]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eve_build", "run", "second", "--model", MODEL, "--session",
+         session, "--path", str(app), "-e", str(app / "ext/talk.py")],
+        env=model_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while len(fake[1].requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(10)
+    assert process.returncode == -signal.SIGKILL
+
+    fake[1].steps = [{"text": "back"}]
+    done = eve(app, model_env, "run", "third", "--model", MODEL, "--session", session,
+               "--json")
+    assert json.loads(done.stdout)["reply"].strip() == "back"
+    history = fake[1].requests[-1]["messages"]
+    assert [m.get("content") for m in history if m["role"] == "user"] == ["hi", "third"]
+    assert _messages(app, session) == 4
+
+
+def test_a_model_that_keeps_calling_an_unknown_tool(app: Path, model_env: dict[str, str],
+                                                    fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"tools": [{"name": "nope", "arguments": {}}]}] * 6
+    done = eve(app, model_env, "run", "go", "--model", MODEL)
+
+    _fails(done, "session/model-failed", "retried only a few times")
+    assert len(fake[1].requests) == 4  # the first call and 3 retries

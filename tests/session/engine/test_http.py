@@ -1,0 +1,112 @@
+"""Sessions over HTTP: a real `eve serve` subprocess driven with httpx, its model the
+scripted chat-completions server."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.json_schemas import validate
+from tests.serve.test_server import free_port
+from tests.session.engine.fake_openai import Script
+
+TIMEOUT = 60.0
+
+
+@pytest.fixture
+def served(app: Path, model_env: dict[str, str]) -> Iterator[str]:
+    env = {**model_env, "EVE_MODEL": "openai-chat:scripted"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eve_build", "serve", "--path", str(app), "--port",
+         str(free_port()), "-e", str(app / "ext/talk.py")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        line = lines.get(timeout=TIMEOUT)
+        assert line.startswith("serving on http://127.0.0.1:"), line
+        yield line.split()[2]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, stderr = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate(timeout=TIMEOUT)
+        assert "Traceback" not in stderr, stderr
+
+
+def _events(text: str) -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    found = []
+    for block in text.strip().split("\n\n"):
+        kind, data = block.split("\n", 1)
+        found.append((kind.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
+    return found
+
+
+def test_a_session_over_http_with_json_and_sse(served: str, fake: tuple[str, Script]) -> None:
+    with httpx.Client(base_url=served, timeout=TIMEOUT) as client:
+        created = client.post("/.eve/v1/sessions")
+        assert created.status_code == 201, created.text
+        session = created.json()["id"]
+
+        fake[1].steps = [{"tools": [{"name": "add", "arguments": {"a": 4, "b": 5}}]},
+                         {"text": "It is nine."}]
+        reply = client.post(f"/.eve/v1/sessions/{session}/messages", json={"text": "4+5?"})
+        assert reply.status_code == 200, reply.text
+        data = reply.json()
+        validate("run.json", {"status": "ok", **data, "diagnostics": {
+            "errors": 0, "warnings": 0, "items": []}})
+        assert data["reply"].strip() == "It is nine."
+        assert data["toolCalls"][0]["result"] == {"sum": 9}
+
+        fake[1].steps = [{"tools": [{"name": "add", "arguments": {"a": 13, "b": 0}}]},
+                         {"text": "That one is blocked."}]
+        streamed = client.post(f"/.eve/v1/sessions/{session}/messages",
+                               json={"text": "13+0?"}, headers={"Accept": "text/event-stream"})
+        assert streamed.headers["content-type"].startswith("text/event-stream")
+        events = _events(streamed.text)
+        kinds = [kind for kind, _ in events]
+        assert kinds[0] == "turn.start" and kinds[-1] == "reply"
+        assert "tool.start" in kinds and kinds.count("token") >= 3
+        ended = next(data for kind, data in events if kind == "tool.end")
+        assert ended["status"] == "blocked" and "13 is unlucky" in ended["reason"]
+        tokens = "".join(data["text"] for kind, data in events if kind == "token")
+        assert tokens.strip() == "That one is blocked."
+        assert events[-1][1]["session"] == session
+        history = fake[1].requests[-1]["messages"]
+        assert any(m.get("content") == "4+5?" for m in history)  # the earlier turn
+
+
+def test_http_errors_are_clear_json(served: str, fake: tuple[str, Script]) -> None:
+    with httpx.Client(base_url=served, timeout=TIMEOUT) as client:
+        session = client.post("/.eve/v1/sessions").json()["id"]
+        bad = client.post(f"/.eve/v1/sessions/{session}/messages", content=b"{not json")
+        empty = client.post(f"/.eve/v1/sessions/{session}/messages", json={"txt": "x"})
+        unknown = client.post("/.eve/v1/sessions/nope/messages", json={"text": "hi"})
+        fake[1].steps = [{"status": 500}]
+        failed = client.post(f"/.eve/v1/sessions/{session}/messages", json={"text": "hi"})
+
+    assert (bad.status_code, bad.json()["error"]["code"]) == (400, "session/body-invalid")
+    assert "not JSON" in bad.json()["error"]["message"]
+    assert (empty.status_code, empty.json()["error"]["code"]) == (400, "session/body-invalid")
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "session/id-unknown")
+    assert "`nope`" in unknown.json()["error"]["message"]
+    assert failed.status_code == 502
+    assert failed.json()["error"]["code"] == "session/model-http-error"
+    assert "HTTP 500" in failed.json()["error"]["message"]
