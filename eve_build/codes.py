@@ -271,6 +271,8 @@ CODES: dict[str, str] = {
     "session/model-rate-limited": "The provider answered HTTP 429.",
     "session/model-http-error": "The provider answered another HTTP error (4xx/5xx).",
     "session/model-timeout": "The model did not answer within `EVE_MODEL_TIMEOUT` seconds.",
+    "session/failed": "A session request over HTTP failed with an error that carries no "
+        "diagnostic of its own (the agent has no good build yet, ...).",
     "session/model-failed": "The model's answer could not be used (retries exhausted, "
         "a malformed response).",
     "session/request-limit": "The run reached its request or tool-call limit "
