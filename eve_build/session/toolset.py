@@ -87,7 +87,8 @@ class AgentToolset(AbstractToolset[Any]):
 
     async def get_tools(self, ctx: RunContext[Any]  # noqa: ARG002 (the toolset API)
                         ) -> dict[str, ToolsetTool[Any]]:
-        surface = self.agent.surface(self.subagent)
+        # asurface: the agent's MCP connections open without blocking the event loop
+        surface = await self.agent.asurface(self.subagent)
         tools: dict[str, ToolsetTool[Any]] = {}
         for name in sorted(surface.tools):
             definition = surface.tools[name].definition
