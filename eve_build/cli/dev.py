@@ -26,6 +26,7 @@ from eve_build.cli.output import (
 if TYPE_CHECKING:
     from eve_build.dev import DevSession, Generation, LocalRound
     from eve_build.diagnostics import Diagnostic
+    from eve_build.serve.server import Served
 
 
 def register(app: typer.Typer) -> None:
@@ -68,8 +69,10 @@ def dev(
 def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
            json_output: bool) -> None:
     from eve_build.cli.serve import configure_logging
+    from eve_build.serve.extra import require_serve_extra
+
+    run_core(require_serve_extra, json_output=json_output)  # before anything imports them
     from eve_build.serve.dev import dev_lifespan
-    from eve_build.serve.server import Served
 
     configure_logging()
 
@@ -80,9 +83,6 @@ def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
             echo(f"serving on {url}; watching for changes (Ctrl-C to stop)")
 
     def run() -> Served:
-        from eve_build.serve.extra import require_serve_extra
-
-        require_serve_extra()
         from eve_build.serve.generation import Host
         from eve_build.serve.server import run_server
 
