@@ -179,7 +179,8 @@ CODES: dict[str, str] = {
     "add/namespace-invalid": "The namespace `eve add` would mount under is not a valid name.",
     "add/namespace-taken": "The namespace `eve add` would mount under is already a mount.",
     "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
-    "add/build-failed": "The extension was added, but building the agent failed.",
+    "add/build-failed": "The agent does not build with the extension mounted; `eve add` was "
+        "undone.",
     # engine: user code imported at build time, in worker processes under a time budget
     "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
         "of seconds.",
@@ -210,4 +211,7 @@ CODES: dict[str, str] = {
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",
+    # first day: CLI and lifecycle (issue 19)
+    "add/restore-failed": "`eve add` failed and could not put the extension's previous "
+        "installation back.",
 }
