@@ -62,6 +62,29 @@ class DevSession:
     history: list[Generation] = field(default_factory=list)
     local_rounds: list[LocalRound] = field(default_factory=list)
     extensions: tuple[Path, ...] = ()  # `-e` paths, loaded in every local round
+    bundled: tuple[Path, ...] = ()  # bundled development extensions, loaded after `-e`
+
+    @property
+    def loaded_extensions(self) -> tuple[Path, ...]:
+        """What every load of the agent gets besides the usual local extensions."""
+        return (*self.extensions, *self.bundled)
+
+    @property
+    def output_root(self) -> Path:
+        """Where the builds write `.eve/`: the app, or `agents/NAME` of a workspace."""
+        root = self.app_root.resolve()
+        return root / "agents" / self.agent if self.agent else root
+
+    def record_status(self, generation: Generation, problems: Iterable[Diagnostic] = (),
+                      serving: int | None = None) -> None:
+        """`.eve/dev/status.json` for this round (what the `eve_dev` extension shows)."""
+        from eve_build.dev_status import derive_status, write_status
+
+        last = self.last_good
+        if self.output_root.is_dir():
+            write_status(self.output_root, derive_status(
+                generation, last_good=last.number if last else None, problems=problems,
+                serving=serving))
 
     @property
     def last_good(self) -> Generation | None:
@@ -83,6 +106,7 @@ class DevSession:
             generation = Generation(number, True, rebuilt, tuple(result.warnings), shown,
                                     result.changes, count_contributions(result.compiled))
         self.history.append(generation)
+        self.record_status(generation)
         return generation
 
     def watched_paths(self) -> list[Path]:
@@ -125,7 +149,8 @@ class DevSession:
             compiled = read_compiled_agent(self.app_root)
         except DiagnosticsError:
             compiled = None
-        rows = [r for r in derive_extension_rows(self.app_root, compiled, self.extensions)
+        rows = [r for r in derive_extension_rows(self.app_root, compiled,
+                                                 self.loaded_extensions)
                 if r["origin"] != "mount"]
         round_ = LocalRound(len(self.local_rounds) + 1, tuple(rows),
                             tuple(sorted(self._shown(p) for p in changed)))

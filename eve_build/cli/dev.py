@@ -43,12 +43,17 @@ def dev(
     port: int = typer.Option(8000, "--port", help="The port to listen on (0: a free one)."),
     channel_timeout: float = typer.Option(30.0, "--channel-timeout", min=0.001,
                                           help="Seconds a channel handler may take."),
+    no_default_extensions: bool = typer.Option(
+        False, "--no-default-extensions", help="Load none of the bundled development "
+        "extensions (`eve_dev`: the `dev_status` tool and `/dev-status`)."),
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
     from eve_build.dev import DevSession, run_dev
+    from eve_build.dev_extensions import locate_bundled_extensions
 
-    session = DevSession(path, agent, extensions=tuple(extension or ()))
+    session = DevSession(path, agent, extensions=tuple(extension or ()),
+                         bundled=() if no_default_extensions else locate_bundled_extensions())
 
     def on_local(round_: LocalRound) -> None:
         show_local(round_, json_output=json_output)
