@@ -26,7 +26,7 @@ from eve_build.add.installer import (
     locate_environment,
     run_command,
 )
-from eve_build.add.mount_file import serialize_mount_file
+from eve_build.add.mount_file import find_connection_variables, serialize_mount_file
 from eve_build.add.snapshot import Snapshot, all_or_nothing
 from eve_build.add.target import TITLE, Candidate, derive_candidate
 from eve_build.consumer.app import locate_app
@@ -45,7 +45,7 @@ class AddResult:
     version: str
     mount_file: Path
     pyproject: Path
-    env: tuple[str, ...]  # variables to set before the agent loads
+    env: tuple[str, ...]  # variables to set before the agent loads (config, connections)
     tools: tuple[str, ...]  # the tools the mount adds, as the agent sees them
     command: tuple[str, ...]  # the install command that ran
     replaced: str | None = None  # the installation it replaced, described
@@ -99,8 +99,9 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
         _build(app.root, environment.python, runner)
     tools = tuple(f"{namespace}__{t['name']}" for t in manifest.contributions.get("tools", [])
                   if isinstance(t, dict) and "name" in t)
+    env = (*mount.env, *find_connection_variables(manifest.contributions, mount.env))
     return AddResult(namespace, name, manifest.package.version, mount_file, pyproject,
-                     mount.env, tools, tuple(command), _replaced(snapshot, candidate))
+                     env, tools, tuple(command), _replaced(snapshot, candidate))
 
 
 def _replaced(snapshot: Snapshot, candidate: Candidate) -> str | None:

@@ -40,9 +40,11 @@ def init(
     """Scaffold an extension package whose own tests pass out of the box."""
     from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
+    from eve_build.scaffold.staging import check_target
 
     target = directory if directory is not None else Path(name)
-    if not json_output:
+    run_core(lambda: check_target(target, force=force), json_output=json_output)
+    if not json_output:  # only once the target is known to be usable
         note(f"Creating {name} in {_shown(target)}...")
     report = make_step_printer()
     result = run_core(lambda: init_extension(

@@ -85,6 +85,8 @@ def test_a_failed_add_puts_back_the_wheel_and_the_files(
     assert again.stdout.splitlines()[:2] == [
         "Added acme-crm 0.3.0 as `wx` (wx.py); the agent is built",
         f"  replaced: acme-crm 0.3.0 installed from the wheel {wheel}"]
+    # the config's key as the namespace's variable, then the one its connection's header reads
+    assert again.stdout.splitlines()[-1] == "Set before running the agent: WX_API_KEY, CRM_API_KEY"
     pyproject = (root / "pyproject.toml").read_text()
     assert [line.strip() for line in pyproject.splitlines() if "acme-crm @" in line] == [
         f'"acme-crm @ {source.resolve().as_uri()}",']  # replaced in place, not added twice
