@@ -28,6 +28,16 @@ OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve"})
 is a source. Everything else that is not a source (editor swap and temporary files,
 `__pycache__`, `.git`, `.venv`, tool caches) is watchfiles' own `DefaultFilter`."""
 EXTRA_IGNORED_DIRS = (".ruff_cache",)
+EXTRA_IGNORED_ENTITIES = (
+    r"^#.*#$",             # emacs auto-save (`#search.py#`; `.#search.py` is watchfiles')
+    r"^4913$",             # vim's probe that the folder is writable
+    r"\.(tmp|temp|bak|orig|rej)$",
+    r"\.tmp\.\d+$",         # atomic saves (`search.py.tmp.12345`)
+    r"^\.goutputstream-",  # gedit and other GIO editors
+    r"\.kate-swp$",
+    r"\.crswap$",          # editors on Chrome's file system API
+)
+"""Editor temporary files watchfiles' DefaultFilter lets through: never a round."""
 
 Changes = set[Path]
 Watcher = Callable[[list[Path]], Iterable[Changes]]
@@ -184,7 +194,9 @@ def derive_watch_filter() -> watchfiles.DefaultFilter:
     import watchfiles
 
     return watchfiles.DefaultFilter(
-        ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, *EXTRA_IGNORED_DIRS))
+        ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, *EXTRA_IGNORED_DIRS),
+        ignore_entity_patterns=(*watchfiles.DefaultFilter.ignore_entity_patterns,
+                                *EXTRA_IGNORED_ENTITIES))
 
 
 def is_source_change(path: Path) -> bool:

@@ -14,6 +14,7 @@ from eve_build.dev import (
     run_dev,
     watch_with_watchfiles,
 )
+from eve_build.runtime.loader import read_compiled_agent
 from tests.conftest import FIXTURES, copy_fixture_tree
 
 
@@ -170,3 +171,32 @@ def test_a_round_after_an_upgrade_rebuilds_and_says_what_changed(tmp_path: Path)
     assert generation.ok
     assert generation.rebuilt == ("gizmo",)
     assert generation.upgrades == ("gizmo 1.0.0 -> 1.1.0: no change to its surface",)
+
+
+def test_a_changed_tool_description_is_a_surface_change(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    session = DevSession(root)
+    session.build()
+    spin = root / "packages" / "gizmo" / "extension" / "tools" / "spin.py"
+    spin.write_text(spin.read_text().replace("Spin the gizmo a number of times",
+                                             "Spin the gizmo some times"))
+
+    generation = session.build({spin})
+
+    assert generation.upgrades == ("gizmo 1.0.0 rebuilt: tool gizmo__spin: description changed",)
+
+
+def test_eve_build_and_eve_dev_count_tools_the_same_way(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eve_build.cli import app
+
+    root = _app(tmp_path)
+    built = CliRunner().invoke(app, ["build", "--path", str(root)])
+    generation = DevSession(root).build()
+
+    compiled = read_compiled_agent(root)
+    assert len(compiled.root.tools) < generation.contributions["tools"]  # subagents have tools
+    tools = generation.contributions["tools"]
+    assert f"({tools} tools, {generation.contributions['mounts']} mounts, " \
+           f"{generation.contributions['subagents']} subagent" in built.stdout.splitlines()[-1]

@@ -59,9 +59,11 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
         detail(f"    from {_shown(member.root)}")
-    mounts = sum(len(t.mounts) for t in walk_trees(root))
-    echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
-         f"{_count(mounts, 'mount')}) into "
+    trees = walk_trees(root)  # counted as `eve dev` counts: the agent and its subagents
+    tools, mounts = (sum(len(getattr(t, kind)) for t in trees) for kind in ("tools", "mounts"))
+    subagents = f", {_count(len(trees) - 1, 'subagent')}" if len(trees) > 1 else ""
+    echo(f"Built the agent in {_shown(result.app_root)} ({_count(tools, 'tool')}, "
+         f"{_count(mounts, 'mount')}{subagents}) into "
          f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
 
 
