@@ -115,7 +115,8 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 def _print_info(data: dict[str, Any]) -> None:
     echo(f"status: {data['status']}")
     counts = data["diagnostics"]
-    echo(f"diagnostics: {counts['errors']} errors, {counts['warnings']} warnings")
+    echo(f"diagnostics: {_count(counts['errors'], 'error')}, "
+         f"{_count(counts['warnings'], 'warning')}")
     if data["status"] != "ready":
         return
     echo("instructions: " + (", ".join(i["file"] for i in data["instructions"]) or "-"))

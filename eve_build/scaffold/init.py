@@ -92,7 +92,7 @@ def init_extension(
                                           own_repository=placement.own_repository,
                                           member_path=member))
     written = write_scaffold_files(files, root, force=force)
-    steps = [f"wrote {len(written)} files"]
+    steps = [f"wrote {len(written)} file{'' if len(written) == 1 else 's'}"]
     if placement.workspace_root is not None:
         steps += join_workspace(placement.workspace_root, root, name)
         steps.append("skipped `git init` and `.venv`: the package is a member of the uv "
