@@ -214,4 +214,6 @@ CODES: dict[str, str] = {
     # first day: CLI and lifecycle (issue 19)
     "add/restore-failed": "`eve add` failed and could not put the extension's previous "
         "installation back.",
+    "project/version-dynamic": "`[project].version` is dynamic; an extension needs a static "
+        "version.",
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,56 @@ def test_one_error_and_one_file_are_singular(tmp_path: Path) -> None:
     trusted = CliRunner().invoke(app, ["trust", "--yes", "--path", str(root)])
     assert trusted.exit_code == 0, trusted.output
     assert "Trusted `.eve/extensions` (1 file, sha256:" in trusted.stdout
+
+
+OUTPUT_TOOL = """\
+from pydantic import BaseModel
+
+from eve_build.sdk import define_tool
+
+
+class Empty(BaseModel):
+    pass
+
+
+class Forecast(BaseModel):
+    summary: str
+
+
+def execute(input: Empty, ctx):
+    return "sunny"  # not a Forecast
+
+
+tool = define_tool(description="Forecast.", input=Empty, output=Forecast, execute=execute)
+"""
+
+
+def test_an_output_model_mismatch_is_not_labelled_arguments(tmp_path: Path) -> None:
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo"),
+                                                  "tools/forecast.py": OUTPUT_TOOL})
+    compile_app(root)
+
+    called = CliRunner().invoke(app, ["call", "forecast", "{}", "--path", str(root)])
+
+    assert called.exit_code == 1
+    assert ("`forecast` returned a value that does not match its output model: "
+            "`(the returned value)`: Input should be a valid dictionary") in called.stderr
+    assert "(arguments)" not in called.stderr
+
+
+def test_a_dynamic_version_is_diagnosed_as_such(copy_fixture: Callable[[str], Path]) -> None:
+    from eve_build.extension_build import build_extension
+
+    root = copy_fixture("extensions/gizmo")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "1.0.0"',
+                                                       'dynamic = ["version"]'))
+
+    with pytest.raises(DiagnosticsError) as caught:
+        build_extension(root)
+
+    [problem] = caught.value.diagnostics
+    assert (problem.code, problem.file, problem.line) == (
+        "project/version-dynamic", "pyproject.toml", 7)
+    assert problem.message.startswith('`[project].version` is dynamic (`dynamic = ["version"]`)')
+    assert problem.hint.startswith('write the version itself: `version = "0.1.0"`')
