@@ -81,3 +81,30 @@ def test_a_closed_pipe_ends_the_command_quietly_with_141(tmp_path: Path) -> None
                  ("schedules", "--path", str(root))):
         done = _run_into_closed_pipe(tmp_path, *args)
         assert (done.returncode, done.stderr) == (141, ""), args
+
+
+def test_init_into_a_non_empty_folder_fails_before_it_prints_anything(tmp_path: Path) -> None:
+    target = tmp_path / "wx-alerts"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+
+    result = CliRunner(env={"NO_COLOR": "1"}).invoke(
+        app, ["extension", "init", "wx-alerts", "--dir", str(target), "--no-install"])
+
+    assert result.exit_code == 1
+    assert "Creating" not in result.output
+    assert result.stderr.splitlines()[0] == f"error: `{target.resolve()}` is not empty"
+    assert sorted(p.name for p in target.iterdir()) == ["notes.txt"]
+
+
+def test_quiet_and_verbose_work_after_the_command_too(tmp_path: Path) -> None:
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo")})
+    gizmo = root / "extensions" / "gizmo"
+
+    verbose = CliRunner().invoke(app, ["extension", "build", "--path", str(gizmo), "-v"])
+    quiet = CliRunner().invoke(app, ["build", "--path", str(root), "-q"])
+    both = CliRunner().invoke(app, ["-q", "build", "--path", str(root), "--verbose"])
+
+    assert verbose.exit_code == 0 and "  wrote gizmo/__init__.py" in verbose.stderr
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert both.exit_code == 2 and "use one of --quiet and --verbose" in both.stderr
