@@ -179,13 +179,13 @@ CONTRIBUTION_KINDS = ("tools", "skills", "channels", "connections", "schedules",
 
 
 def count_contributions(compiled: CompiledAgent) -> dict[str, int]:
-    """How many of each contribution kind the agent has, over the root and every subagent."""
+    """How many of each contribution kind the root agent has, as `eve info` lists them
+    (a subagent's tools are its own), and how many subagents there are at any depth."""
     from eve_build.consumer.compiled import walk_trees
 
-    trees = walk_trees(compiled.root)
-    counts = {kind: sum(len(getattr(tree, kind)) for tree in trees) for kind in
-              CONTRIBUTION_KINDS if kind != "subagents"}
-    counts["subagents"] = len(trees) - 1
+    counts = {kind: len(getattr(compiled.root, kind)) for kind in CONTRIBUTION_KINDS
+              if kind != "subagents"}
+    counts["subagents"] = len(walk_trees(compiled.root)) - 1
     return {kind: counts[kind] for kind in CONTRIBUTION_KINDS}
 
 

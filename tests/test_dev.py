@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -195,8 +196,12 @@ def test_eve_build_and_eve_dev_count_tools_the_same_way(tmp_path: Path) -> None:
     built = CliRunner().invoke(app, ["build", "--path", str(root)])
     generation = DevSession(root).build()
 
+    info = CliRunner().invoke(app, ["info", "--json", "--path", str(root)])
+    listed = json.loads(info.stdout)
     compiled = read_compiled_agent(root)
-    assert len(compiled.root.tools) < generation.contributions["tools"]  # subagents have tools
-    tools = generation.contributions["tools"]
-    assert f"({tools} tools, {generation.contributions['mounts']} mounts, " \
-           f"{generation.contributions['subagents']} subagent" in built.stdout.splitlines()[-1]
+    assert len(compiled.root.subagents) > 0  # subagents with tools of their own
+    counts = generation.contributions
+    assert counts["tools"] == len(listed["tools"]) == len(compiled.root.tools)
+    assert counts["subagents"] == len(listed["subagents"])
+    assert f"({counts['tools']} tools, {counts['mounts']} mounts, {counts['subagents']} " \
+           "subagents)" in built.stdout.splitlines()[-1]
