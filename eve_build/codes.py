@@ -191,7 +191,8 @@ CODES: dict[str, str] = {
     "add/namespace-invalid": "The namespace `eve add` would mount under is not a valid name.",
     "add/namespace-taken": "The namespace `eve add` would mount under is already a mount.",
     "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
-    "add/build-failed": "The extension was added, but building the agent failed.",
+    "add/build-failed": "The agent does not build with the extension mounted; `eve add` was "
+        "undone.",
     # engine: user code imported at build time, in worker processes under a time budget
     "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
         "of seconds.",
@@ -280,4 +281,9 @@ CODES: dict[str, str] = {
     "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
     "session/body-invalid": "A session HTTP request's body is not the JSON object asked for.",
     "session/busy": "A session HTTP message arrived while the session answers another.",
+    # first day: CLI and lifecycle (issue 19)
+    "add/restore-failed": "`eve add` failed and could not put the extension's previous "
+        "installation back.",
+    "project/version-dynamic": "`[project].version` is dynamic; an extension needs a static "
+        "version.",
 }

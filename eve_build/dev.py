@@ -28,6 +28,16 @@ OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve"})
 is a source. Everything else that is not a source (editor swap and temporary files,
 `__pycache__`, `.git`, `.venv`, tool caches) is watchfiles' own `DefaultFilter`."""
 EXTRA_IGNORED_DIRS = (".ruff_cache",)
+EXTRA_IGNORED_ENTITIES = (
+    r"^#.*#$",             # emacs auto-save (`#search.py#`; `.#search.py` is watchfiles')
+    r"^4913$",             # vim's probe that the folder is writable
+    r"\.(tmp|temp|bak|orig|rej)$",
+    r"\.tmp\.\d+$",         # atomic saves (`search.py.tmp.12345`)
+    r"^\.goutputstream-",  # gedit and other GIO editors
+    r"\.kate-swp$",
+    r"\.crswap$",          # editors on Chrome's file system API
+)
+"""Editor temporary files watchfiles' DefaultFilter lets through: never a round."""
 
 Changes = set[Path]
 Watcher = Callable[[list[Path]], Iterable[Changes]]
@@ -62,6 +72,29 @@ class DevSession:
     history: list[Generation] = field(default_factory=list)
     local_rounds: list[LocalRound] = field(default_factory=list)
     extensions: tuple[Path, ...] = ()  # `-e` paths, loaded in every local round
+    bundled: tuple[Path, ...] = ()  # bundled development extensions, loaded after `-e`
+
+    @property
+    def loaded_extensions(self) -> tuple[Path, ...]:
+        """What every load of the agent gets besides the usual local extensions."""
+        return (*self.extensions, *self.bundled)
+
+    @property
+    def output_root(self) -> Path:
+        """Where the builds write `.eve/`: the app, or `agents/NAME` of a workspace."""
+        root = self.app_root.resolve()
+        return root / "agents" / self.agent if self.agent else root
+
+    def record_status(self, generation: Generation, problems: Iterable[Diagnostic] = (),
+                      serving: int | None = None) -> None:
+        """`.eve/dev/status.json` for this round (what the `eve_dev` extension shows)."""
+        from eve_build.dev_status import derive_status, write_status
+
+        last = self.last_good
+        if self.output_root.is_dir():
+            write_status(self.output_root, derive_status(
+                generation, last_good=last.number if last else None, problems=problems,
+                serving=serving))
 
     @property
     def last_good(self) -> Generation | None:
@@ -83,6 +116,7 @@ class DevSession:
             generation = Generation(number, True, rebuilt, tuple(result.warnings), shown,
                                     result.changes, count_contributions(result.compiled))
         self.history.append(generation)
+        self.record_status(generation)
         return generation
 
     def watched_paths(self) -> list[Path]:
@@ -125,7 +159,8 @@ class DevSession:
             compiled = read_compiled_agent(self.app_root)
         except DiagnosticsError:
             compiled = None
-        rows = [r for r in derive_extension_rows(self.app_root, compiled, self.extensions)
+        rows = [r for r in derive_extension_rows(self.app_root, compiled,
+                                                 self.loaded_extensions)
                 if r["origin"] != "mount"]
         round_ = LocalRound(len(self.local_rounds) + 1, tuple(rows),
                             tuple(sorted(self._shown(p) for p in changed)))
@@ -144,13 +179,13 @@ CONTRIBUTION_KINDS = ("tools", "skills", "channels", "connections", "schedules",
 
 
 def count_contributions(compiled: CompiledAgent) -> dict[str, int]:
-    """How many of each contribution kind the agent has, over the root and every subagent."""
+    """How many of each contribution kind the root agent has, as `eve info` lists them
+    (a subagent's tools are its own), and how many subagents there are at any depth."""
     from eve_build.consumer.compiled import walk_trees
 
-    trees = walk_trees(compiled.root)
-    counts = {kind: sum(len(getattr(tree, kind)) for tree in trees) for kind in
-              CONTRIBUTION_KINDS if kind != "subagents"}
-    counts["subagents"] = len(trees) - 1
+    counts = {kind: len(getattr(compiled.root, kind)) for kind in CONTRIBUTION_KINDS
+              if kind != "subagents"}
+    counts["subagents"] = len(walk_trees(compiled.root)) - 1
     return {kind: counts[kind] for kind in CONTRIBUTION_KINDS}
 
 
@@ -159,7 +194,9 @@ def derive_watch_filter() -> watchfiles.DefaultFilter:
     import watchfiles
 
     return watchfiles.DefaultFilter(
-        ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, *EXTRA_IGNORED_DIRS))
+        ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, *EXTRA_IGNORED_DIRS),
+        ignore_entity_patterns=(*watchfiles.DefaultFilter.ignore_entity_patterns,
+                                *EXTRA_IGNORED_ENTITIES))
 
 
 def is_source_change(path: Path) -> bool:

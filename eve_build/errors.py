@@ -56,3 +56,9 @@ def describe_message(error: BaseException, limit: int = 500) -> str:
     described = describe_exception(error, limit)
     name = type(error).__name__
     return described.removeprefix(f"{name}: ") if described.startswith(f"{name}: ") else described
+
+
+def describe_syntax_error(error: SyntaxError) -> str:
+    """`invalid syntax: '(' was never closed`; Python's bare `invalid syntax` said once."""
+    text = error.msg or "invalid syntax"
+    return text if text.startswith("invalid syntax") else f"invalid syntax: {text}"

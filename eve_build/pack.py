@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension_build import BuildResult, build_extension
+from eve_build.install_hint import derive_install_hint
 from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
 from eve_build.process import Runner, derive_output_tail, find_decisive_line, run_subprocess
 from eve_build.project.package_files import find_root_links_outside
@@ -140,7 +141,7 @@ def pack_extension(
     if importlib.util.find_spec("build") is None:
         raise EveBuildError(
             "the `build` frontend is not installed in this environment",
-            hint=f"install it: `{Path(sys.executable).name} -m pip install build`",
+            hint=f"install it: `{derive_install_hint('build')}`",
         )
     target = (outdir if outdir is not None else root / "dist").resolve()
     target.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from eve_build.dev import (
     run_dev,
     watch_with_watchfiles,
 )
+from eve_build.runtime.loader import read_compiled_agent
 from tests.conftest import FIXTURES, copy_fixture_tree
 
 
@@ -170,3 +172,36 @@ def test_a_round_after_an_upgrade_rebuilds_and_says_what_changed(tmp_path: Path)
     assert generation.ok
     assert generation.rebuilt == ("gizmo",)
     assert generation.upgrades == ("gizmo 1.0.0 -> 1.1.0: no change to its surface",)
+
+
+def test_a_changed_tool_description_is_a_surface_change(tmp_path: Path) -> None:
+    root = _app(tmp_path)
+    session = DevSession(root)
+    session.build()
+    spin = root / "packages" / "gizmo" / "extension" / "tools" / "spin.py"
+    spin.write_text(spin.read_text().replace("Spin the gizmo a number of times",
+                                             "Spin the gizmo some times"))
+
+    generation = session.build({spin})
+
+    assert generation.upgrades == ("gizmo 1.0.0 rebuilt: tool gizmo__spin: description changed",)
+
+
+def test_eve_build_and_eve_dev_count_tools_the_same_way(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eve_build.cli import app
+
+    root = _app(tmp_path)
+    built = CliRunner().invoke(app, ["build", "--path", str(root)])
+    generation = DevSession(root).build()
+
+    info = CliRunner().invoke(app, ["info", "--json", "--path", str(root)])
+    listed = json.loads(info.stdout)
+    compiled = read_compiled_agent(root)
+    assert len(compiled.root.subagents) > 0  # subagents with tools of their own
+    counts = generation.contributions
+    assert counts["tools"] == len(listed["tools"]) == len(compiled.root.tools)
+    assert counts["subagents"] == len(listed["subagents"])
+    assert f"({counts['tools']} tools, {counts['mounts']} mounts, {counts['subagents']} " \
+           "subagents)" in built.stdout.splitlines()[-1]

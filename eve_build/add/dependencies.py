@@ -2,7 +2,10 @@
 
 Only the dependency line (and, for a uv path source, its `[tool.uv.sources]` entry)
 is added: comments, order, quoting and blank lines elsewhere stay byte for byte. A
-dependency on the same distribution that is already listed is left as it is.
+dependency on the same distribution that is already listed is left as it is, unless
+one of the two is a direct reference (`acme-crm @ file:///...whl`) and they differ: then
+the entry (and its uv source) is replaced in place, since the environment now has the
+new one.
 """
 
 from __future__ import annotations
@@ -42,20 +45,34 @@ def derive_pyproject_text(text: str, requirement: str, *,
     if dependencies is None:
         dependencies = tomlkit.array()
         project["dependencies"] = dependencies
-    if not any(_names(item) == name for item in dependencies):
+    listed = next((i for i, item in enumerate(dependencies) if _names(item) == name), None)
+    if listed is None:
         if "\n" in dependencies.as_string():
             dependencies.add_line(requirement, indent=_indent(dependencies))
         else:
             dependencies.append(requirement)
+    elif _is_new_source(str(dependencies[listed]), requirement):
+        dependencies[listed] = requirement  # installed from elsewhere now: say so
     if uv_source is not None:
         tool = document.setdefault("tool", tomlkit.table(is_super_table=True))
         uv = tool.setdefault("uv", tomlkit.table(is_super_table=True))
         sources = uv.setdefault("sources", tomlkit.table())
-        if name not in {canonicalize_name(str(k)) for k in sources}:
+        key = next((k for k in sources if canonicalize_name(str(k)) == name), name)
+        if sources.get(key) != uv_source:
             inline = tomlkit.inline_table()
             inline.update(uv_source)
-            sources[name] = inline
+            sources[key] = inline
     return tomlkit.dumps(document)
+
+
+def _is_new_source(listed: str, requirement: str) -> bool:
+    """Does `requirement` name another origin than `listed` (`acme @ file:///x.whl` ->
+    `acme @ file:///src`)? Version ranges of two index requirements are the user's."""
+    try:
+        old, new = Requirement(listed), Requirement(requirement)
+    except InvalidRequirement:
+        return False
+    return (old.url or new.url) is not None and old.url != new.url
 
 
 def _names(item: object) -> str | None:

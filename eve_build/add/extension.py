@@ -6,7 +6,9 @@ find the app -> read the target's manifest (not an extension: stop) -> check the
 namespace (invalid or taken: stop) -> derive the new pyproject text (invalid TOML:
 stop) -> install (failed: stop) -> write pyproject.toml and
 `agent/extensions/<ns>.py` -> build the agent. Only after the install succeeded is
-anything in the project written.
+anything in the project written, and it is all or nothing: when the install, a write
+or the build fails (or Ctrl-C), the two files and the extension's installation in the
+environment are put back as they were (`snapshot.py`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from eve_build.add.installer import (
     locate_environment,
     run_command,
 )
-from eve_build.add.mount_file import serialize_mount_file
+from eve_build.add.mount_file import find_connection_variables, serialize_mount_file
 from eve_build.add.namespace import find_namespace_problems
-from eve_build.add.target import TITLE, derive_candidate
+from eve_build.add.snapshot import Snapshot, all_or_nothing
+from eve_build.add.target import TITLE, Candidate, derive_candidate
 from eve_build.consumer.app import locate_app
 from eve_build.consumer.build import replace_file
 from eve_build.diagnostics import Diagnostic, error
@@ -43,9 +46,10 @@ class AddResult:
     version: str
     mount_file: Path
     pyproject: Path
-    env: tuple[str, ...]  # variables to set before the agent loads
+    env: tuple[str, ...]  # variables to set before the agent loads (config, connections)
     tools: tuple[str, ...]  # the tools the mount adds, as the agent sees them
     command: tuple[str, ...]  # the install command that ran
+    replaced: str | None = None  # the installation it replaced, described
 
 
 def add_extension(start: Path, target: str, namespace: str | None = None, *,
@@ -87,20 +91,36 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
         raise _fail("add/project-invalid", PYPROJECT, f"`{PYPROJECT}` cannot be edited: {exc}",
                     "fix its TOML syntax; nothing was changed") from None
     command = derive_install_command(environment, candidate.install)
-    done = runner(command, app.root)
-    if done.returncode != 0:
-        last = "; ".join(line.strip() for line in done.stdout.strip().splitlines()[-3:])
-        raise _fail("add/install-failed", target, f"installing `{target}` failed: "
-                    f"{last or 'no output'}", "fix the cause above and run `eve add` again; "
-                    "nothing was changed")
-    if after != before:
-        replace_file(pyproject, after.encode("utf-8"))
-    mount = serialize_mount_file(manifest.package.import_name, namespace, manifest.config)
-    replace_file(mount_file, mount.text.encode("utf-8"))
-    _build(app.root, environment.python, runner)
+    name = manifest.package.name
+    with all_or_nothing([pyproject, mount_file], environment, name, runner) as snapshot:
+        done = runner(command, app.root)
+        if done.returncode != 0:
+            last = "; ".join(line.strip() for line in done.stdout.strip().splitlines()[-3:])
+            raise _fail("add/install-failed", target, f"installing `{target}` failed: "
+                        f"{last or 'no output'}", "fix the cause above and run `eve add` "
+                        "again; nothing was changed")
+        if after != before:
+            replace_file(pyproject, after.encode("utf-8"))
+        mount = serialize_mount_file(manifest.package.import_name, namespace, manifest.config)
+        replace_file(mount_file, mount.text.encode("utf-8"))
+        _build(app.root, environment.python, runner)
     tools = tuple(f"{namespace}__{name}" for name in _tool_names(manifest.contributions))
-    return AddResult(namespace, manifest.package.name, manifest.package.version, mount_file,
-                     pyproject, mount.env, tools, tuple(command))
+    env = (*mount.env, *find_connection_variables(manifest.contributions, mount.env))
+    return AddResult(namespace, name, manifest.package.version, mount_file, pyproject,
+                     env, tools, tuple(command), _replaced(snapshot, candidate))
+
+
+def _replaced(snapshot: Snapshot, candidate: Candidate) -> str | None:
+    """What the install replaced, when it came from elsewhere (a wheel, an index, a folder)."""
+    was = snapshot.installed
+    if was is None:
+        return None
+    url = str((was.origin or {}).get("url", ""))
+    if was.origin is None and "@" not in candidate.requirement and candidate.uv_source is None:
+        return None  # from an index before and now
+    if url and url in {Path(a).resolve().as_uri() for a in candidate.install if "/" in a}:
+        return None  # the same wheel or folder again
+    return was.describe()
 
 
 def _tool_names(contributions: dict[str, Any]) -> list[str]:
@@ -116,17 +136,25 @@ def _refuse_namespace(namespace: str, shown: str) -> None:
 
 def _build(app_root: Path, python: Path, runner: Runner) -> None:
     """`eve build` where the extension was installed: here, or in the project's venv."""
+    undone = ("the mount file, pyproject.toml and the environment are as before `eve add`; "
+              "fix what it says, then run `eve add` again")
     if is_running_environment(python):
         from eve_build.consumer.build import build_agent
 
         importlib.invalidate_caches()
-        build_agent(app_root)
+        try:
+            build_agent(app_root)
+        except DiagnosticsError as exc:
+            raise DiagnosticsError(TITLE, [*exc.diagnostics, error(
+                "add/build-failed", PYPROJECT, "the agent does not build with the extension "
+                "mounted, so adding it was undone", undone)]) from None
         return
     done: subprocess.CompletedProcess[str] = runner(
         [str(python), "-m", "eve_build", "build", "--path", str(app_root)], app_root)
     if done.returncode != 0:
-        raise _fail("add/build-failed", PYPROJECT, "the extension was added, but `eve build` "
-                    f"failed:\n{done.stdout.strip()}", "fix what it says, then run `eve build`")
+        raise _fail("add/build-failed", PYPROJECT, "the agent does not build with the "
+                    f"extension mounted, so adding it was undone:\n{done.stdout.strip()}",
+                    undone)
 
 
 def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:

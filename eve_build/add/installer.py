@@ -51,6 +51,16 @@ def derive_install_command(environment: ProjectEnvironment, arguments: Sequence[
     return [sys.executable, "-m", "pip", "--python", python, "install", *arguments]
 
 
+def derive_uninstall_command(environment: ProjectEnvironment, name: str) -> list[str]:
+    """The command removing the distribution `name` from the project's environment."""
+    python = str(environment.python)
+    if environment.uv is not None:
+        return [environment.uv, "pip", "uninstall", "--python", python, name]
+    if is_running_environment(environment.python):
+        return [sys.executable, "-m", "pip", "uninstall", "-y", name]
+    return [sys.executable, "-m", "pip", "--python", python, "uninstall", "-y", name]
+
+
 def is_running_environment(python: Path) -> bool:
     """Is `python` the interpreter of the environment eve runs in? (A venv's python is a
     symlink to the base interpreter, so compare the environments, not the files.)"""

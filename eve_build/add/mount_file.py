@@ -79,3 +79,18 @@ def _python_literal(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     return repr(value)
+
+
+def find_connection_variables(contributions: dict[str, Any], namespace_env: tuple[str, ...]
+                              ) -> tuple[str, ...]:
+    """The variables the extension's connections read (a url or header given as
+    `env("NAME")`), after `namespace_env` and without repeating one of them."""
+    found: list[str] = []
+    for item in contributions.get("connections") or []:
+        if not isinstance(item, dict):
+            continue
+        url = item.get("url")
+        names = [url["$env"]] if isinstance(url, dict) and "$env" in url else []
+        names += [str(n) for n in item.get("headerEnv") or []]
+        found += [n for n in names if n not in namespace_env and n not in found]
+    return tuple(found)

@@ -31,10 +31,12 @@ def add(
     if json_output:
         emit_result("added", namespace=result.namespace, package=result.package,
                     version=result.version, mountFile=str(result.mount_file),
-                    env=list(result.env), tools=list(result.tools))
+                    env=list(result.env), tools=list(result.tools), replaced=result.replaced)
         return
     echo(f"Added {result.package} {result.version} as `{result.namespace}` "
          f"({result.mount_file.name}); the agent is built")
+    if result.replaced:
+        echo(f"  replaced: {result.replaced}")
     if result.tools:
         echo(f"  tools: {', '.join(result.tools)}")
     if result.env:

@@ -40,12 +40,10 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
         _print_plan(path, json_output)
         return
     from eve_build.consumer.build import build_agent
-    from eve_build.consumer.compiled import walk_trees
 
     result = run_core(lambda: build_agent(path, agent, use_cache=not no_cache),
                       json_output=json_output)
     render_diagnostics(result.warnings)
-    root = result.compiled.root
     if json_output:
         emit_result("ready", result.warnings, app=str(result.app_root),
                     compiled=str(result.compiled_path), written=result.written,
@@ -59,9 +57,12 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
         state = "up to date" if member.state == "up-to-date" else "built"
         echo(f"  {member.name}: {state}")
         detail(f"    from {_shown(member.root)}")
-    mounts = sum(len(t.mounts) for t in walk_trees(root))
-    echo(f"Built the agent in {_shown(result.app_root)} ({_count(len(root.tools), 'tool')}, "
-         f"{_count(mounts, 'mount')}) into "
+    from eve_build.dev import count_contributions
+
+    counts = count_contributions(result.compiled)  # as `eve dev` and `eve info` count them
+    subagents = f", {_count(counts['subagents'], 'subagent')}" if counts["subagents"] else ""
+    echo(f"Built the agent in {_shown(result.app_root)} ({_count(counts['tools'], 'tool')}, "
+         f"{_count(counts['mounts'], 'mount')}{subagents}) into "
          f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
 
 
@@ -113,7 +114,8 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 def _print_info(data: dict[str, Any]) -> None:
     echo(f"status: {data['status']}")
     counts = data["diagnostics"]
-    echo(f"diagnostics: {counts['errors']} errors, {counts['warnings']} warnings")
+    echo(f"diagnostics: {_count(counts['errors'], 'error')}, "
+         f"{_count(counts['warnings'], 'warning')}")
     if data["status"] != "ready":
         return
     echo("instructions: " + (", ".join(i["file"] for i in data["instructions"]) or "-"))

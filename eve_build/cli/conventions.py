@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 HELP_OPTIONS = ["-h", "--help"]
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": HELP_OPTIONS}
@@ -65,6 +65,8 @@ class EveGroup(TyperGroup):
         tidy_command(self)
         for _, command in walk_commands(self, groups=True):
             tidy_command(command)
+        for _, command in walk_commands(self):
+            add_verbosity_options(command)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         import sys
@@ -117,6 +119,36 @@ def tidy_command(command: Any) -> None:
             param.metavar = ""
         elif param.metavar is None:
             param.metavar = (param.name or "").upper()
+
+
+VERBOSITY = (("--quiet", "-q", "Only errors and data: no progress, notes or warnings."),
+             ("--verbose", "-v", "Show extra detail on stderr."))
+
+
+def add_verbosity_options(command: Any) -> None:
+    """`-q` / `-v` after the command too (`eve build -q`), as before it (`eve -q build`)."""
+    taken = {name for param in command.params for name in getattr(param, "opts", ())}
+    for long, short, text in VERBOSITY:
+        if long not in taken and short not in taken:
+            command.params.append(TyperOption(
+                param_decls=[long, short], is_flag=True, default=False, expose_value=False,
+                callback=_set_verbosity, help=text))
+            command.params[-1].metavar = ""
+
+
+def _set_verbosity(ctx: Any, param: Any, value: bool) -> None:
+    """Add a late `-q` / `-v` to what the root callback set; both together is exit 2."""
+    del ctx
+    from eve_build.cli.output import SETTINGS
+
+    if not value:
+        return
+    if param.name == "quiet":
+        SETTINGS.quiet = True
+    else:
+        SETTINGS.verbose = True
+    if SETTINGS.quiet and SETTINGS.verbose:
+        raise typer.BadParameter("use one of --quiet and --verbose", param_hint="--quiet")
 
 
 def walk_commands(group: Any, prefix: tuple[str, ...] = (), *,

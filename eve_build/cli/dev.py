@@ -26,6 +26,7 @@ from eve_build.cli.output import (
 if TYPE_CHECKING:
     from eve_build.dev import DevSession, Generation, LocalRound
     from eve_build.diagnostics import Diagnostic
+    from eve_build.serve.server import Served
 
 
 def register(app: typer.Typer) -> None:
@@ -44,12 +45,17 @@ def dev(
                                           help="Seconds a channel handler may take."),
     approve: bool = typer.Option(False, "--approve", help="Approve every call over /mcp of "
                                  "tools that ask for approval (as `eve serve --approve`)."),
+    no_default_extensions: bool = typer.Option(
+        False, "--no-default-extensions", help="Load none of the bundled development "
+        "extensions (`eve_dev`: the `dev_status` tool and `/dev-status`)."),
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
     from eve_build.dev import DevSession, run_dev
+    from eve_build.dev_extensions import locate_bundled_extensions
 
-    session = DevSession(path, agent, extensions=tuple(extension or ()))
+    session = DevSession(path, agent, extensions=tuple(extension or ()),
+                         bundled=() if no_default_extensions else locate_bundled_extensions())
 
     def on_local(round_: LocalRound) -> None:
         show_local(round_, json_output=json_output)
@@ -70,8 +76,10 @@ def dev(
 def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
            json_output: bool, approve: bool = False) -> None:
     from eve_build.cli.serve import configure_logging
+    from eve_build.serve.extra import require_serve_extra
+
+    run_core(require_serve_extra, json_output=json_output)  # before anything imports them
     from eve_build.serve.dev import dev_lifespan
-    from eve_build.serve.server import Served
 
     configure_logging()
 
@@ -82,9 +90,6 @@ def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
             echo(f"serving on {url}; watching for changes (Ctrl-C to stop)")
 
     def run() -> Served:
-        from eve_build.serve.extra import require_serve_extra
-
-        require_serve_extra()
         from eve_build.serve.generation import Host
         from eve_build.serve.server import run_server
 

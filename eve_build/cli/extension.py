@@ -7,7 +7,15 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import detail, echo, emit_result, note, render_diagnostics, run_core
+from eve_build.cli.output import (
+    counted,
+    detail,
+    echo,
+    emit_result,
+    note,
+    render_diagnostics,
+    run_core,
+)
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
@@ -40,9 +48,11 @@ def init(
     """Scaffold an extension package whose own tests pass out of the box."""
     from eve_build.cli.steps import make_step_printer
     from eve_build.scaffold.init import init_extension
+    from eve_build.scaffold.staging import check_target
 
     target = directory if directory is not None else Path(name)
-    if not json_output:
+    run_core(lambda: check_target(target, force=force), json_output=json_output)
+    if not json_output:  # only once the target is known to be usable
         note(f"Creating {name} in {_shown(target)}...")
     report = make_step_printer()
     result = run_core(lambda: init_extension(
@@ -82,8 +92,8 @@ def build(
         detail(f"  wrote {written}")
     tools = result.tools
     echo(f"Built {result.project.name} {result.project.version} into "
-         f"{_shown(result.package_dir)} ({len(result.files)} files, {tools} "
-         f"tool{'' if tools == 1 else 's'})")
+         f"{_shown(result.package_dir)} ({counted(len(result.files), 'file')}, "
+         f"{counted(tools, 'tool')})")
 
 
 @app.command("pack")
@@ -112,10 +122,10 @@ def pack(
                     requires=manifest.requires,
                     externalDependencies=manifest.build.external_dependencies)
         return
-    echo(f"Built {_shown(wheel.path)} ({wheel.files} files)")
+    echo(f"Built {_shown(wheel.path)} ({counted(wheel.files, 'file')})")
     if result.sdist is not None:
         echo(f"  sdist: {_shown(result.sdist)}")
-    echo(f"  import package: {wheel.import_package} ({wheel.package_files} files)")
+    echo(f"  import package: {wheel.import_package} ({counted(wheel.package_files, 'file')})")
     echo(f"  manifest requires: {requires}")
     echo(f"  external dependencies: {externals}")
 

@@ -7,6 +7,8 @@
   adds the full traceback for a bug report;
 - with `--json`, whatever user code prints goes to stderr, so stdout carries exactly
   the one JSON document the command emits.
+- a closed stdout (`eve info | head -1`) ends the command quietly with exit 141, as
+  a command killed by SIGPIPE would;
 Exits and usage errors of typer pass through unchanged.
 """
 
@@ -24,7 +26,13 @@ import typer
 from typer.exceptions import TyperException
 
 from eve_build._version import __version__
-from eve_build.cli.output import data_stdout, echo_err, emit_result
+from eve_build.cli.output import (
+    PIPE_CLOSED_EXIT,
+    data_stdout,
+    echo_err,
+    emit_result,
+    silence_closed_pipe,
+)
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import describe_exception
 
@@ -53,6 +61,9 @@ def guard(callback: Callable[..., Any]) -> Callable[..., Any]:
                 return callback(*args, **kwargs)
             except PASSED_THROUGH:
                 raise
+            except BrokenPipeError:  # `eve info | head -1`: the reader has all it wanted
+                silence_closed_pipe()
+                raise typer.Exit(PIPE_CLOSED_EXIT) from None
             except Exception as exc:  # the last resort: every other exception is a bug
                 report_unexpected(exc, json_output=json_output)
                 raise typer.Exit(1) from None

@@ -48,6 +48,11 @@ def configure(*, quiet: bool = False, verbose: bool = False) -> None:
     SETTINGS.quiet, SETTINGS.verbose = quiet, verbose
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 file`, `2 files`: a count with its noun in the right number."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def echo(text: str = "", *, nl: bool = True) -> None:
     """Data, on stdout: never coloured, never hidden."""
     typer.echo(escape_controls(text), nl=nl)
@@ -110,6 +115,24 @@ def divert_process_stdout() -> None:
     data_fd = os.dup(1)
     os.dup2(2, 1)
     _DATA.append(open(data_fd, "w", encoding="utf-8", closefd=True))  # noqa: SIM115
+
+
+PIPE_CLOSED_EXIT = 141
+"""The exit code of a command whose reader went away (`eve info | head -1`): 128 + SIGPIPE,
+what the shell reports for `cat` or `seq` cut off the same way (docs/cli.md)."""
+
+
+def silence_closed_pipe() -> None:
+    """The reader of stdout is gone: point stdout (and the `--json` data stream) at
+    /dev/null, so neither a later write nor the flush at exit raises again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.__stdout__, *_DATA):
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            if stream is not None:
+                os.dup2(devnull, stream.fileno())
+    os.close(devnull)
 
 
 def emit_json_line(data: Any) -> None:

@@ -96,6 +96,8 @@ def configure_logging() -> None:
 
     logging.basicConfig(level=logging.INFO,
                         handlers=[derive_log_handler("%(levelname)s: %(message)s")])
+    # `INFO: 1 change detected` on every save of `eve dev`: the dev loop says what it rebuilt
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
 
 
 def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", min=1,

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import echo, echo_err, emit_result, run_core
+from eve_build.cli.output import counted, echo, echo_err, emit_result, run_core
 
 
 def register(app: typer.Typer) -> None:
@@ -47,7 +47,8 @@ def trust(
         elif check.state == "empty":
             echo(f"There are no files in `{PROJECT_FOLDER}` to approve")
         else:
-            echo(f"`{PROJECT_FOLDER}` is already trusted as it is ({len(check.files)} files)")
+            echo(f"`{PROJECT_FOLDER}` is already trusted as it is "
+                 f"({counted(len(check.files), 'file')})")
         return
     said = " (changed since approved)" if check.state == "changed" else ""
     show(f"The project's local extensions in `{check.folder}`{said} run as your user:")
@@ -65,4 +66,4 @@ def trust(
         emit_result("trusted", folder=str(check.folder), files=list(approved.files),
                     digest=approved.digest)
         return
-    echo(f"Trusted `{PROJECT_FOLDER}` ({len(approved.files)} files, {approved.digest})")
+    echo(f"Trusted `{PROJECT_FOLDER}` ({counted(len(approved.files), 'file')}, {approved.digest})")

@@ -115,7 +115,8 @@ def _apply_env(connection: Connection, item: CompiledContribution, subagent: str
                    for k, v in (connection.headers or {}).items()}
     except MissingEnvError as exc:
         found.append(error("connection/env-missing", item.file,
-                           f"the connection `{item.name}` needs {exc}",
+                           f"the connection `{item.name}` needs the environment variable "
+                           f"`{exc.name}`, which is not set",
                            f"set `{exc.name}` in the environment that runs the agent"))
         return ResolvedConnection(item.name, subagent, item.file, dynamic, connection.kind,
                                   None, dict.fromkeys(names, ""))

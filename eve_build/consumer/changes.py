@@ -1,10 +1,12 @@
 """What changed in the mounted packages since the last build, for `eve build` to say.
 
     acme-crm 0.1.0 -> 0.2.0: 1 tool added (crm__export), config field region now required
+    gizmo 1.0.0 rebuilt: tool gizmo__spin: description changed
 
 Derived from the previous `compiled-agent.json` and the new one alone: for each mount
 present in both whose package version or manifest hash differs, the tools that mount
-adds or loses and how the config schema's fields changed. A package mounted twice is
+adds or loses, the tools whose description, input schema or approval changed (what
+the model sees), and how the config schema's fields changed. A package mounted twice is
 described once (its first mount in sorted order).
 """
 
@@ -27,7 +29,8 @@ def derive_changes(before: CompiledAgent | None, after: CompiledAgent) -> list[s
         if previous is None or mount.package in described or not _differs(previous, mount):
             continue
         described.add(mount.package)
-        details = [*_tool_changes(before, after, path), *_config_changes(previous, mount)]
+        details = [*_tool_changes(before, after, path), *_tool_edits(before, after, path),
+                   *_config_changes(previous, mount)]
         head = (f"{mount.package} {previous.version} -> {mount.version}"
                 if previous.version != mount.version else f"{mount.package} {mount.version} "
                 "rebuilt")
@@ -56,6 +59,28 @@ def _tool_changes(before: CompiledAgent, after: CompiledAgent, path: str) -> lis
         if names:
             noun = "tool" if len(names) == 1 else "tools"
             found.append(f"{len(names)} {noun} {verb} ({', '.join(names)})")
+    return found
+
+
+SURFACE_DETAILS = (("description", "description"), ("inputSchema", "input"),
+                   ("approval", "approval"))
+"""What the model sees of a tool (or how it is gated): a change to any is a surface change."""
+
+
+def _tool_edits(before: CompiledAgent, after: CompiledAgent, path: str) -> list[str]:
+    """`tool crm__search: description changed` for each tool in both builds."""
+    old = {t.name: t.details for tree in walk_trees(before.root) for t in tree.tools
+           if t.mount_path == path}
+    found: list[str] = []
+    for tree in walk_trees(after.root):
+        for tool in sorted(tree.tools, key=lambda t: t.name):
+            was = old.get(tool.name)
+            if tool.mount_path != path or was is None:
+                continue
+            changed = [word for key, word in SURFACE_DETAILS
+                       if was.get(key) != tool.details.get(key)]
+            if changed:
+                found.append(f"tool {tool.name}: {' and '.join(changed)} changed")
     return found
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import progress
+from eve_build.errors import describe_syntax_error
 from eve_build.load.importer import isolated_package
 
 
@@ -85,7 +86,7 @@ def exec_file(dotted: str, path: Path, shown: str) -> tuple[types.ModuleType | N
 
 def _failure(exc: BaseException, shown: str, file: Path | None) -> Diagnostic:
     if isinstance(exc, SyntaxError) and (file is None or exc.filename == str(file)):
-        return error("load/syntax-error", shown, f"invalid syntax: {exc.msg}",
+        return error("load/syntax-error", shown, describe_syntax_error(exc),
                      "fix the syntax error on this line", line=exc.lineno)
     line = None
     if file is not None:

@@ -21,6 +21,7 @@ from eve_build import slots
 from eve_build.consumer.app import App
 from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import describe_syntax_error
 from eve_build.naming import Namespace, derive_namespace, find_segment_problems
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.source.layout import AgentTree
@@ -164,7 +165,7 @@ def parse_mount_file(site: MountSite) -> tuple[MountSource | None, list[Diagnost
     try:
         tree = ast.parse(site.file.read_text(encoding="utf-8"), filename=str(site.file))
     except SyntaxError as exc:
-        return None, [error("load/syntax-error", site.shown, f"invalid syntax: {exc.msg}",
+        return None, [error("load/syntax-error", site.shown, describe_syntax_error(exc),
                             "fix the syntax error on this line", line=exc.lineno)]
     except (OSError, UnicodeDecodeError) as exc:
         return None, [error("load/import-failed", site.shown,

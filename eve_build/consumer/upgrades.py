@@ -96,9 +96,11 @@ def is_source_edited(package_dir: Path) -> bool:
 
 
 def _changed(mount: CompiledMount, message: str) -> Diagnostic:
-    return error(
-        "runtime/extension-changed", COMPILED_PATH, message,
-        f"run `eve build` so the agent is compiled against the installed `{mount.package}` "
-        f"(mounted by `{mount.file}`), or install the version it was built with "
-        f"(`pip install {mount.package}=={mount.version}`)",
-    )
+    if mount.source_backed:  # built from its source by `eve build`: nothing to install
+        hint = (f"run `eve build`: it rebuilds `{mount.package}` from its source and compiles "
+                f"the agent against it (mounted by `{mount.file}`)")
+    else:
+        hint = (f"run `eve build` so the agent is compiled against the installed "
+                f"`{mount.package}` (mounted by `{mount.file}`), or install the version it was "
+                f"built with (`pip install {mount.package}=={mount.version}`)")
+    return error("runtime/extension-changed", COMPILED_PATH, message, hint)

@@ -75,7 +75,8 @@ class EveBuildHook(BuildHookInterface[BuilderConfig]):
         build_data["extra_metadata"].update(inclusions.extra_metadata)
         build_data["force_include_editable"].update(inclusions.force_include_editable)
         self.app.display_info(
-            f"eve: built `{import_name}` ({len(result.files)} files) into "
+            f"eve: built `{import_name}` ({len(result.files)} "
+            f"file{'' if len(result.files) == 1 else 's'}) into "
             f"`{result.project.output}`"
         )
 

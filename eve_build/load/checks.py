@@ -35,7 +35,7 @@ from eve_build.sdk.definitions import (
     Schedule,
     Tool,
 )
-from eve_build.sdk.env import serialize_deferred
+from eve_build.sdk.env import Env, serialize_deferred
 from eve_build.sdk.hooks import ALL_EVENTS, KNOWN_EVENTS
 from eve_build.secret_fields import describe_given
 
@@ -228,8 +228,12 @@ def check_connection(value: Connection | Dynamic, where: Where) -> tuple[Record,
                                  'pass `headers={"Authorization": env("TOKEN")}`'))
         raw_headers = None
     headers = sorted(str(k) for k in (raw_headers or {}))
-    return {"dynamic": False, "kind": value.kind, "url": serialize_deferred(value.url),
-            "headers": headers}, found
+    record: Record = {"dynamic": False, "kind": value.kind,
+                      "url": serialize_deferred(value.url), "headers": headers}
+    variables = sorted({v.name for v in (raw_headers or {}).values() if isinstance(v, Env)})
+    if variables:  # names only, never values: what a consumer must set (`eve add` says)
+        record["headerEnv"] = variables
+    return record, found
 
 
 def check_schedule(value: Schedule, where: Where) -> tuple[Record, list[Diagnostic]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import progress
+from eve_build.errors import describe_syntax_error
 from eve_build.load.signatures import find_unknown_argument
 
 
@@ -70,7 +71,7 @@ def import_modules(
             loaded.failed.add(path)
             file = _shown(exc.filename, source, display, package_root) or f"{display}{path}"
             found.append(error(
-                "load/syntax-error", file, f"invalid syntax: {exc.msg}",
+                "load/syntax-error", file, describe_syntax_error(exc),
                 "fix the syntax error on this line", line=exc.lineno,
             ))
         except BaseException as exc:

@@ -165,9 +165,9 @@ def encode_verdict(event: str, value: Any) -> dict[str, Any]:
                        f"the `{event}` hook returned {type(value).__name__}")
 
 
-def describe_errors(exc: ValidationError) -> str:
+def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:
     """`field`: message; ... (the form the host's own argument errors take)."""
-    return "; ".join(f"`{'.'.join(str(p) for p in item['loc']) or '(arguments)'}`: {item['msg']}"
+    return "; ".join(f"`{'.'.join(str(p) for p in item['loc']) or whole}`: {item['msg']}"
                      for item in exc.errors(include_input=False, include_url=False))
 
 
@@ -181,8 +181,9 @@ def _dump(output: type[BaseModel] | None, name: str, value: Any) -> Any:
         try:
             value = output.model_validate(value)
         except ValidationError as exc:
+            problems = describe_errors(exc, "(the returned value)")
             raise HandlerError(protocol.HANDLER_FAILED, f"`{name}` returned a value that does "
-                               f"not match its output model: {describe_errors(exc)}") from None
+                               f"not match its output model: {problems}") from None
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 

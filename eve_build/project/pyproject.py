@@ -108,7 +108,16 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
             for problem in find_distribution_name_problems(name)
         )
         name = name if not find_distribution_name_problems(name) else None
-    if version is not None and not isinstance(version, str):
+    dynamic = project.get("dynamic")
+    if version is None and isinstance(dynamic, list) and "version" in dynamic:
+        found.append(error(
+            "project/version-dynamic", PYPROJECT,
+            '`[project].version` is dynamic (`dynamic = ["version"]`), but the manifest of an '
+            "eve extension records its version when `eve extension build` runs, before any "
+            "build backend or VCS plugin computes it",
+            'write the version itself: `version = "0.1.0"` under `[project]`, and drop '
+            '"version" from `dynamic`', line=find_key_line(text, "project", "dynamic")))
+    elif version is not None and not isinstance(version, str):
         found.append(error("project/name-missing", PYPROJECT,
                            f"`[project].version` is a {derive_toml_kind(version)}, not a string",
                            f'quote it: `version = "{version}"` (a TOML number '

@@ -123,11 +123,12 @@ def validate_arguments(tool: Tool, name: str, arguments: Any) -> BaseModel:
         raise ToolCallError(f"invalid arguments: {describe_errors(exc)}") from None
 
 
-def describe_errors(exc: ValidationError) -> str:
-    """`field`: message; ... for each error, without repeating the value given."""
+def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:
+    """`field`: message; ... for each error, without repeating the value given. An error
+    about the whole input is labelled `whole` (`(the returned value)` for an output)."""
     parts = []
     for item in exc.errors(include_input=False, include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "(arguments)"
+        where = ".".join(str(part) for part in item["loc"]) or whole
         parts.append(f"`{where}`: {item['msg']}")
     return "; ".join(parts)
 
@@ -165,6 +166,9 @@ def _error(done: HandlerRun) -> BaseException:
     return done.error if done.error is not None else RuntimeError("unknown failure")
 
 
+OUTPUT_WHOLE = "(the returned value)"
+
+
 def derive_value(tool: Tool, name: str, value: Any) -> Any:
     """A JSON-able value: models are dumped; a declared output model is checked."""
     if tool.output is not None and not isinstance(value, tool.output):
@@ -172,7 +176,7 @@ def derive_value(tool: Tool, name: str, value: Any) -> Any:
             value = tool.output.model_validate(value)
         except ValidationError as exc:
             raise ToolCallError(f"`{name}` returned a value that does not match its output "
-                                f"model: {describe_errors(exc)}") from None
+                                f"model: {describe_errors(exc, OUTPUT_WHOLE)}") from None
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     return value

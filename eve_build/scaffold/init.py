@@ -24,6 +24,7 @@ from eve_build.scaffold.placement import derive_placement
 from eve_build.scaffold.render import derive_context, render_scaffold
 from eve_build.scaffold.staging import write_scaffold_files
 from eve_build.scaffold.steps import (
+    TEST_EXTRA,
     StepReporter,
     commit_scaffold,
     install_environment,
@@ -84,11 +85,14 @@ def init_extension(
     installer = uv if uv is not None or runner is not None else locate_uv()
     use_git = git and shutil.which("git") is not None
     placement = derive_placement(run, target, git=use_git)
-    files = render_scaffold(derive_context(name, authors=placement.authors,
-                                          own_repository=placement.own_repository))
     root = target.resolve()
+    member = ("" if placement.workspace_root is None else
+              root.relative_to(placement.workspace_root.resolve()).as_posix())
+    files = render_scaffold(derive_context(name, authors=placement.authors,
+                                          own_repository=placement.own_repository,
+                                          member_path=member))
     written = write_scaffold_files(files, root, force=force)
-    steps = [f"wrote {len(written)} files"]
+    steps = [f"wrote {len(written)} file{'' if len(written) == 1 else 's'}"]
     if placement.workspace_root is not None:
         steps += join_workspace(placement.workspace_root, root, name)
         steps.append("skipped `git init` and `.venv`: the package is a member of the uv "
@@ -112,7 +116,7 @@ def init_extension(
         target=root,
         files=written,
         steps=steps,
-        next_steps=(derive_member_next_steps(placement.workspace_root, name)
+        next_steps=(derive_member_next_steps(placement.workspace_root, name, member)
                     if placement.workspace_root is not None
                     else derive_next_steps(target, installed=install)),
     )
@@ -156,8 +160,11 @@ def derive_next_steps(target: Path, *, installed: bool) -> list[str]:
     return lines
 
 
-def derive_member_next_steps(workspace_root: Path, name: str) -> list[str]:
-    """A workspace member is installed and tested from the workspace root."""
-    lines = [] if workspace_root == Path.cwd().resolve() else [
+def derive_member_next_steps(workspace_root: Path, name: str, member: str) -> list[str]:
+    """A workspace member is installed, tested and built from the workspace root; its
+    pytest comes with its `test` extra (`uv sync` installs no extras)."""
+    lines = [] if workspace_root.resolve() == Path.cwd().resolve() else [
         f"cd {shlex.quote(str(workspace_root))}"]
-    return [*lines, "uv sync --all-packages", f"uv run --package {name} pytest"]
+    return [*lines, "uv sync --all-packages",
+            f"uv run --package {name} --extra {TEST_EXTRA} pytest",
+            f"uv run --package {name} eve extension build --path {shlex.quote(member)}"]

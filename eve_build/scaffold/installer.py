@@ -1,6 +1,8 @@
 """The installer `eve extension init` sets up `.venv` with: uv, or venv + pip.
 
-With uv on PATH, uv creates the venv and installs. Without it, the venv is created
+With uv on PATH, uv creates the venv and installs, pip included (a uv venv has no
+pip, and the scaffold's README and AGENTS.md, like every hint eve prints, say
+`.venv/bin/python -m pip`: they must work in the venv init made). Without it, the venv is created
 `--without-pip` and the pip that runs eve-build installs into it through
 `pip --python` (pip >= 22.3): bootstrapping pip into a venv with `ensurepip` took
 8-10 s of a 30 s `init`. The venv still gets a pip of its own, as users of a venv
@@ -85,6 +87,7 @@ def derive_installer(python: Path, *, uv: str | None, outside: bool) -> Installe
         return Installer(
             create=(uv, "venv", *UV_QUIET, "--python", sys.executable, ".venv"),
             install=(uv, "pip", "install", *UV_QUIET, "--python", str(python)),
+            own_pip=("pip",),  # uv's venv has none; README, AGENTS and hints say `-m pip`
             label=" (uv)",
         )
     if outside:

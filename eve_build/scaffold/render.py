@@ -43,11 +43,14 @@ class ScaffoldContext:
     """`[project].authors`, from `git config` when set."""
     own_repository: bool = True
     """False for a workspace member: no CI workflow of its own."""
+    member_path: str = ""
+    """A uv workspace member's folder relative to the workspace root (`packages/wx`);
+    empty for a package of its own: README and AGENTS.md then say the `uv run` lines."""
 
 
 def derive_context(name: str, eve_build_version: str = __version__,
                    authors: tuple[Author, ...] = (), *,
-                   own_repository: bool = True) -> ScaffoldContext:
+                   own_repository: bool = True, member_path: str = "") -> ScaffoldContext:
     """The template context for the distribution `name` (assumed already valid)."""
     return ScaffoldContext(
         name=name,
@@ -55,6 +58,7 @@ def derive_context(name: str, eve_build_version: str = __version__,
         eve_build_version=eve_build_version,
         authors=authors,
         own_repository=own_repository,
+        member_path=member_path,
     )
 
 

@@ -41,6 +41,18 @@ def find_conflicts(files: Mapping[str, str], target: Path) -> list[str]:
     return conflicts
 
 
+def check_target(target: Path, *, force: bool) -> None:
+    """Raise EveBuildError when the scaffold cannot go into `target` (checked again, and
+    first, by `write_scaffold_files`; the CLI asks before it prints anything)."""
+    target = target.resolve()
+    if target.exists() and not target.is_dir():
+        raise EveBuildError(
+            f"`{target}` is a file, not a folder", hint="choose another target folder"
+        )
+    if not is_empty_dir(target) and not force:
+        raise EveBuildError(f"`{target}` is not empty", hint=FORCE_HINT)
+
+
 def write_scaffold_files(files: Mapping[str, str], target: Path, *, force: bool) -> list[str]:
     """Write `files` (relative POSIX path -> text) under `target`.
 
@@ -52,12 +64,7 @@ def write_scaffold_files(files: Mapping[str, str], target: Path, *, force: bool)
             False, or holds something in the way of a scaffold file.
     """
     target = target.resolve()
-    if target.exists() and not target.is_dir():
-        raise EveBuildError(
-            f"`{target}` is a file, not a folder", hint="choose another target folder"
-        )
-    if not is_empty_dir(target) and not force:
-        raise EveBuildError(f"`{target}` is not empty", hint=FORCE_HINT)
+    check_target(target, force=force)
     conflicts = find_conflicts(files, target)
     if conflicts:
         raise EveBuildError(

@@ -82,6 +82,12 @@ class ChannelEndpoint:
         return response
 
     async def _answer(self, request: ChannelRequest) -> Response:
+        if self.channel.binding.unavailable:  # its mount did not open (an unset variable)
+            logger.error("%s: 503: `%s` cannot run: %s", self.describe(), self.channel.name,
+                         self.channel.binding.unavailable)
+            return JSONResponse({"error": f"the channel `{self.channel.name}` is unavailable; "
+                                          "the server log says why",
+                                 "channel": self.channel.name}, status_code=503)
         handle = self.channel.definition.handle
         context = ToolContext(name=self.channel.name, namespace=self.channel.item.mount)
         if self.is_async:

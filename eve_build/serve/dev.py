@@ -50,6 +50,7 @@ class DevServer:
     channel_timeout: float = CHANNEL_TIMEOUT
     extensions: tuple[Path, ...] = ()  # `-e` local extensions, loaded with every generation
     load_failures: list[tuple[int, list[Diagnostic]]] = field(default_factory=list)
+    serving: int | None = None  # the generation last handed to the server
 
     def on_round(self, generation: Generation) -> list[Diagnostic]:
         """Load a good round's agent and have it swapped in; the load's problems, if any."""
@@ -76,8 +77,7 @@ class DevServer:
 
 def derive_app_root(session: DevSession) -> Path:
     """Where the dev loop's builds write `.eve/`: the app, or `agents/NAME` of a workspace."""
-    root = session.app_root.resolve()
-    return root / "agents" / session.agent if session.agent else root
+    return session.output_root
 
 
 def dev_lifespan(
@@ -96,11 +96,15 @@ def dev_lifespan(
         loop = asyncio.get_running_loop()
         server = DevServer(host, derive_app_root(session),
                            lambda call: loop.call_soon_threadsafe(call), environ,
-                           channel_timeout, session.extensions)
+                           channel_timeout, session.loaded_extensions)
         stop = threading.Event()
 
         def each(generation: Generation) -> None:
-            on_round(generation, server.on_round(generation))
+            problems = server.on_round(generation)
+            if generation.ok and not problems:
+                server.serving = generation.number
+            session.record_status(generation, problems, server.serving)
+            on_round(generation, problems)
 
         def each_local(round_: LocalRound) -> None:
             if on_local is not None:

@@ -121,7 +121,10 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
     mode = "markdown" if definition.markdown is not None else "run"
     await _observe(agent, schedule, "start", mode=mode)
     started = time.perf_counter()
-    if mode == "markdown":
+    if schedule.binding.unavailable:  # its mount did not open (an unset env variable)
+        done = ScheduleRun(schedule.name, mode, "failed", 0.0,
+                           error=f"`{schedule.name}` cannot run: {schedule.binding.unavailable}")
+    elif mode == "markdown":
         done = ScheduleRun(schedule.name, mode, "ok", 0.0, turn=str(definition.markdown))
     else:
         context = ToolContext(name=schedule.name, namespace=schedule.item.mount)

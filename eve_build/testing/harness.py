@@ -10,6 +10,7 @@ given with or without that prefix.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 import tempfile
@@ -133,9 +134,11 @@ def load_extension(
     values = {**dict(config or {}), **fields}
     built = _raise_readably(lambda: build_extension(Path(path)))
     namespace = built.project.import_name
+    caller = find_calling_file()
+    line = find_calling_line()
     compiled = _raise_readably(lambda: derive_compiled_agent(
         [MountSource(namespace, built.manifest, built.output_dir, values,
-                     file=find_calling_file())]))
+                     file=caller)]), caller, line)
     app_root = Path(tempfile.mkdtemp(prefix="eve-test-"))
     (app_root / compiled.agent_dir).mkdir()
     mount = Mount(package=built.project.name, import_name=namespace,
@@ -143,7 +146,7 @@ def load_extension(
     try:
         agent = _raise_readably(lambda: open_agent(
             compiled, app_root, environ=environ, hook_budget=hook_budget,
-            mounts={compiled.root.mounts[0].mount_path: mount}))
+            mounts={compiled.root.mounts[0].mount_path: mount}), caller, line)
     except BaseException:
         shutil.rmtree(app_root, ignore_errors=True)
         raise
@@ -166,6 +169,23 @@ def find_calling_file() -> str | None:
     """The first file up the stack outside eve-build and pytest: the test that mounts.
 
     Relative to the working folder when inside it, as diagnostics show paths."""
+    frame = _calling_frame()
+    if frame is None:
+        return None
+    path = Path(frame.f_code.co_filename)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def find_calling_line() -> int | None:
+    """The line of that file that made the mount call."""
+    frame = _calling_frame()
+    return frame.f_lineno if frame is not None else None
+
+
+def _calling_frame() -> FrameType | None:
     package = Path(__file__).resolve().parent.parent
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
@@ -173,19 +193,20 @@ def find_calling_file() -> str | None:
         internal = path.is_relative_to(package) or any(
             part in ("_pytest", "pluggy") for part in path.parts)
         if not internal and path.suffix == ".py":
-            try:
-                return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-            except ValueError:
-                return path.as_posix()
+            return frame
         frame = frame.f_back
     return None
 
 
-def _raise_readably(action: Callable[[], T]) -> T:
+def _raise_readably(action: Callable[[], T], file: str | None = None,
+                    line: int | None = None) -> T:
+    """`action()`; its diagnostics as one HarnessError, those about `file` at `line`."""
     try:
         return action()
     except DiagnosticsError as exc:
-        raise HarnessError(_render(exc.message, exc.diagnostics)) from None
+        placed = [dataclasses.replace(d, line=line) if file and d.file == file and d.line is None
+                  else d for d in exc.diagnostics]
+        raise HarnessError(_render(exc.message, placed)) from None
 
 
 def _render(title: str, diagnostics: list[Diagnostic]) -> str:

@@ -8,7 +8,9 @@
         agent = eve_agent("path/to/app")
         assert agent.call("crm__search", {"query": "ada"}).ok
 
-Relative paths are taken from the pytest root folder. Every harness a test opens
+Relative paths are taken from the test's own project: the nearest folder above the
+test file that holds a pyproject.toml (a workspace member, when pytest runs at the
+workspace root), else the pytest root folder. Every harness a test opens
 is closed when the test ends. This module is imported by every pytest session of
 every environment that has eve-build installed, so it imports nothing heavy: the
 fixtures import the harness when they run.
@@ -47,7 +49,7 @@ def eve_agent(request: pytest.FixtureRequest) -> Iterator[Callable[..., AgentHar
 def _opening(
     request: pytest.FixtureRequest, load: Callable[..., Harness]
 ) -> Iterator[Callable[..., Harness]]:
-    """A factory that loads relative to the rootdir; everything it opened closes after."""
+    """A factory that loads relative to the test's project; everything it opened closes after."""
     opened: list[Harness] = []
 
     def factory(path: str | Path = ".", **options: Any) -> Harness:
@@ -62,4 +64,19 @@ def _opening(
 
 def _from_root(request: pytest.FixtureRequest, path: str | Path) -> Path:
     candidate = Path(path)
-    return candidate if candidate.is_absolute() else request.config.rootpath / candidate
+    return candidate if candidate.is_absolute() else locate_test_project(request) / candidate
+
+
+def locate_test_project(request: pytest.FixtureRequest) -> Path:
+    """The project the test belongs to: the nearest folder above its file with a
+    pyproject.toml, up to the pytest root folder (in a uv workspace, run from the
+    root, that is the member, not the root); the root folder when there is none."""
+    root = request.config.rootpath
+    folder = Path(request.node.path).parent
+    while folder != folder.parent and folder.is_relative_to(root):
+        if (folder / "pyproject.toml").is_file():
+            return folder
+        if folder == root:
+            break
+        folder = folder.parent
+    return root

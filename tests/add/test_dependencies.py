@@ -56,3 +56,17 @@ def test_a_uv_path_source_is_added_under_tool_uv_sources() -> None:
                                                          "editable": True}
     assert after.startswith(MULTILINE.split("[tool.eve]")[0].replace(
         "  'gizmo >= 1.0',\n", "  'gizmo >= 1.0',\n  \"acme-crm\",\n"))
+
+
+def test_a_new_source_replaces_the_listed_one_in_place() -> None:
+    before = MULTILINE.replace("'gizmo >= 1.0',", '"gizmo @ file:///dist/gizmo-1.0-py3-none-any.whl",'
+                                                  "  # from the wheel")
+    after = derive_pyproject_text(before, "gizmo @ file:///src/gizmo")
+    assert _changed_lines(before, after) == [
+        '-   "gizmo @ file:///dist/gizmo-1.0-py3-none-any.whl",  # from the wheel',
+        '+   "gizmo @ file:///src/gizmo",  # from the wheel']
+    uv = derive_pyproject_text(before + '\n[tool.uv.sources]\ngizmo = { path = "old" }\n', "gizmo",
+                               uv_source={"path": "../gizmo", "editable": True})
+    assert tomllib.loads(uv)["tool"]["uv"]["sources"]["gizmo"] == {
+        "path": "../gizmo", "editable": True}
+    assert tomllib.loads(uv)["project"]["dependencies"][1] == "gizmo"

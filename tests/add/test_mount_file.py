@@ -61,3 +61,16 @@ def test_an_extension_without_config_is_mounted_with_no_arguments() -> None:
 def test_env_names_are_upper_snake_case_of_namespace_and_field() -> None:
     assert derive_env_name("crm", "api_key") == "CRM_API_KEY"
     assert derive_env_name("my-crm", "apiKey") == "MY_CRM_APIKEY"
+
+
+def test_connection_variables_come_after_the_config_ones_once_each() -> None:
+    from eve_build.add.mount_file import find_connection_variables
+
+    contributions = {"connections": [
+        {"name": "api", "url": "https://x", "headers": ["Authorization", "X-Team"],
+         "headerEnv": ["CRM_API_KEY", "CRM_TEAM"]},
+        {"name": "files", "url": {"$env": "FILES_URL"}, "headers": [],
+         "headerEnv": ["CRM_TEAM"]},
+        {"name": "directory", "dynamic": True}]}
+    assert find_connection_variables(contributions, ("WX_API_KEY", "CRM_TEAM")) == (
+        "CRM_API_KEY", "FILES_URL")

@@ -175,3 +175,16 @@ def test_a_source_backed_extension_edited_in_place_is_refused_until_eve_build(
     assert result.changes == ("gizmo 1.0.0 rebuilt: 1 tool added (gizmo__wind)",)
     with load_agent(root, environ={}) as agent:
         assert agent.tools() == ["gizmo__spin", "gizmo__wind"]
+
+
+def test_the_hint_for_a_source_backed_member_says_eve_build_not_pip_install(
+        tmp_path: Path) -> None:
+    root = _gizmo_app(tmp_path)
+    (root / "extensions/gizmo/extension/tools/wind.py").write_text(WIND_TOOL)
+    with pytest.raises(DiagnosticsError) as caught:
+        load_agent(root, environ={})
+    [found] = caught.value.diagnostics
+    assert found.code == "runtime/extension-changed"
+    assert found.hint == ("run `eve build`: it rebuilds `gizmo` from its source and compiles "
+                          "the agent against it (mounted by `agent/extensions/gizmo.py`)")
+    assert "pip install" not in found.hint

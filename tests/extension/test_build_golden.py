@@ -74,12 +74,15 @@ def test_manifest_records_what_the_extension_uses(acme: Path) -> None:
     assert not any(f.startswith("tests/") for f in manifest.files)
 
 
-def test_env_secret_in_connection_headers_is_recorded_by_name_only(acme: Path) -> None:
+def test_env_secret_in_connection_headers_is_recorded_by_name_only(
+        acme: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRM_API_KEY", "sk-live-never-recorded")
     manifest = build_extension(acme).manifest
     api = next(c for c in manifest.contributions["connections"] if c["name"] == "api")
 
     assert api["headers"] == ["Authorization"]
-    assert "CRM_API_KEY" not in json.dumps(api)
+    assert api["headerEnv"] == ["CRM_API_KEY"]  # the variable's name, for `eve add` to list
+    assert "sk-live-never-recorded" not in json.dumps(manifest.contributions)
 
 
 def test_built_package_imports_and_mounts(acme: Path, clean_modules: None,

@@ -39,12 +39,12 @@ def test_otherwise_the_venv_gets_its_own_pip_which_installs() -> None:
     assert installer.own_pip == ()
 
 
-def test_uv_creates_and_installs_and_needs_no_pip() -> None:
+def test_uv_creates_and_installs_and_gives_the_venv_a_pip() -> None:
     installer = derive_installer(PYTHON, uv="/bin/uv", outside=True)
 
     assert installer.create[:2] == ("/bin/uv", "venv")
     assert installer.install == ("/bin/uv", "pip", "install", "--quiet", "--python", str(PYTHON))
-    assert installer.own_pip == ()
+    assert installer.own_pip == ("pip",)  # `.venv/bin/python -m pip` works, as README says
     assert installer.label == " (uv)"
 
 

@@ -99,8 +99,13 @@ def test_init_in_a_workspace_becomes_a_member(tmp_path: Path) -> None:
     assert not any("venv" in argv for argv in runner.argvs)  # no own environment
     assert not (result.target / ".venv").exists()
     assert ".github/workflows/ci.yml" not in result.files
-    assert result.next_steps[-2:] == ["uv sync --all-packages",
-                                      "uv run --package acme-notes pytest"]
+    assert result.next_steps[-3:] == [
+        "uv sync --all-packages", "uv run --package acme-notes --extra test pytest",
+        "uv run --package acme-notes eve extension build --path packages/acme-notes"]
+    readme = (result.target / "README.md").read_text()
+    assert "$ uv run --package acme-notes --extra test pytest\n" in readme
+    assert ".venv" not in readme  # a member has no environment of its own
+    assert "--path packages/acme-notes" in (result.target / "AGENTS.md").read_text()
 
 
 def test_a_member_already_covered_by_a_pattern_is_not_added_twice(tmp_path: Path) -> None:

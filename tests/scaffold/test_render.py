@@ -87,3 +87,12 @@ def test_an_undefined_variable_is_an_error(tmp_path: Path) -> None:
         match=r"broken\.txt\.jinja`: the scaffold template does not render: 'nonsense' is undef",
     ):
         render_scaffold(derive_context("demo"), folder=tmp_path)
+
+
+def test_the_readme_says_what_init_installed_the_test_extra() -> None:
+    from eve_build.scaffold.steps import TEST_EXTRA
+
+    readme = render_scaffold(derive_context("demo"))["README.md"]
+    develop = readme.split("## Develop", 1)[1].split("has already done the first three", 1)[0]
+    assert f'-e ".[{TEST_EXTRA}]"' in develop  # what `install_environment` installs
+    assert '".[dev]"' not in develop

@@ -38,7 +38,8 @@ def test_install_uses_uv_when_it_is_given(tmp_path: Path) -> None:
     uv_pip = [UV, "pip", "install", "--quiet", "--python", python]
     assert runner.argvs == [
         [UV, "venv", "--quiet", "--python", sys.executable, ".venv"],
-        [*uv_pip, wheel, derive_runtime_requirement(__version__), "pydantic>=2", "pytest>=8"],
+        [*uv_pip, "pip", wheel, derive_runtime_requirement(__version__), "pydantic>=2",
+         "pytest>=8"],
         [*uv_pip, "--no-deps", "--no-build-isolation", "-e", "."],
     ]
     assert result.steps[1] == "created .venv (uv)"

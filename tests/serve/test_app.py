@@ -242,3 +242,24 @@ def test_a_route_starlette_cannot_serve_is_a_diagnostic(tmp_path: Path) -> None:
     assert (diagnostic.code, diagnostic.file) == ("serve/route-invalid", "agent/channels/twice.py")
     assert diagnostic.message == ("the route `/items/{id}/{id}` of `twice` cannot be served: "
                                   "Duplicated param name id at path /items/{id}/{id}")
+
+
+def test_a_channel_of_a_mount_missing_its_variable_is_503_with_the_reason_logged(
+    served_root: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def scenario(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post("/crm/webhook", json={}),
+                await client.post("/company/webhook", json={})]
+
+    with caplog.at_level(logging.ERROR, logger="eve_build.serve"):
+        crm, company = talk(served_root, scenario, environ={"COMPANY_KEY": "k"})
+
+    assert crm.status_code == 503
+    assert crm.json() == {"error": "the channel `crm__webhook` is unavailable; the server log "
+                                   "says why", "channel": "crm__webhook"}
+    assert company.status_code == 200  # the other mount of the same package still answers
+    [line] = [r.getMessage() for r in caplog.records if "503" in r.getMessage()]
+    assert line.endswith('`crm__webhook` cannot run: the mount `agent/extensions/crm.py` is '
+                         'unavailable: config field `api_key` reads env("CRM_API_KEY"), which '
+                         "is not set")
+    assert "UnboundError" not in caplog.text

@@ -77,9 +77,14 @@ def test_config_values_may_be_env_references(copy_fixture: Callable[[str], Path]
 
 
 def test_a_config_error_is_readable_in_the_exception(copy_fixture: Callable[[str], Path]) -> None:
+    import inspect
+
     with pytest.raises(HarnessError) as caught:
+        line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
         load_extension(copy_fixture("extensions/acme-crm"), region="us")
     text = str(caught.value)
+    # the diagnostic carries the line of the mount call, as `file:line:` (issue 19)
+    assert f"\ntests/testing/test_harness.py:{line}: error mount/config-invalid: " in text
     assert text.startswith("cannot load the agent: 1 error\n")
     assert "mount/config-invalid" in text
     assert "`api_key`" in text

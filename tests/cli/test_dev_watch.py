@@ -1,0 +1,85 @@
+"""`eve dev` for real: an editor's temporary files start no round, and a save prints the
+generation line only (no `INFO: 1 change detected` from watchfiles)."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from eve_build.dev import is_source_change
+from tests.runtime.apps import make_app, mount_file
+
+TOOL = """\
+from pydantic import BaseModel
+
+from eve_build.sdk import define_tool
+
+
+class PingInput(BaseModel):
+    pass
+
+
+def execute(input: PingInput, ctx) -> str:
+    return "{answer}"
+
+
+tool = define_tool(description="Ping.", input=PingInput, execute=execute)
+"""
+
+
+def test_editor_temporary_files_are_not_sources() -> None:
+    for name in ("#ping.py#", ".#ping.py", "4913", "ping.py.tmp", "ping.py.tmp.4242",
+                 ".goutputstream-Q1W2E3", "ping.py.kate-swp", "ping.py.crswap", "ping.py~",
+                 ".ping.py.swp", "ping.py.bak"):
+        assert not is_source_change(Path("agent/tools") / name), name
+    for name in ("ping.py", "temp.py", "backup_tool.py"):
+        assert is_source_change(Path("agent/tools") / name), name
+
+
+def test_a_save_prints_one_generation_and_no_watcher_log(tmp_path: Path) -> None:
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo"),
+                                                  "tools/ping.py": TOOL.format(answer="one")})
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eve_build", "dev", "--json", "--port", "0", "--path",
+         str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        out = process.stdout
+        threading.Thread(target=lambda: [lines.put(text) for text in out], daemon=True).start()
+        first = [json.loads(lines.get(timeout=60))["status"] for _ in range(2)]
+        assert sorted(first) == ["ready", "serving"]
+        tools = root / "agent" / "tools"
+        second = None
+        for _ in range(30):  # the watcher starts just after the first round: save until seen
+            (tools / "ping.py").write_text(TOOL.format(answer="two"))
+            try:
+                second = json.loads(lines.get(timeout=2))
+                break
+            except queue.Empty:
+                continue
+        assert second is not None and second["generation"] == 2
+        (tools / "#ping.py#").write_text("half an edit")  # emacs, vim, atomic saves
+        (tools / "4913").write_text("")
+        (tools / "ping.py.tmp.77").write_text("x")
+        (tools / "ping.py").write_text(TOOL.format(answer="three"))
+        third = json.loads(lines.get(timeout=60))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            stderr = process.communicate(timeout=60)[1]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stderr = process.communicate(timeout=60)[1]
+
+    # the temporary files, written before it, are neither a round nor part of this one
+    assert (third["status"], third["generation"]) == ("ready", 3)
+    assert third["changed"] == ["agent/tools/ping.py"]
+    assert "change detected" not in stderr and "changes detected" not in stderr
