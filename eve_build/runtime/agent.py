@@ -24,6 +24,7 @@ from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
+from eve_build.runtime.redaction import Redactor
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
 from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.tools import resolve_tool
@@ -69,6 +70,9 @@ class Agent(LocalMethods):
     resolver: Resolver | None = None
     """How the loader bound definitions to mounts; the serve host binds channels and
     schedules with it (set by `open_agent`)."""
+    redactor: Redactor = Redactor()
+    """Redacts the env values of this agent's mounts from errors, traces and logs (set by
+    `open_agent`); every result `acall_tool` returns has passed it."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
                  states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
@@ -138,7 +142,7 @@ class Agent(LocalMethods):
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
         with self._counted():
             await events.emit(pipeline, "tool.start", tool=name, arguments=given)
-            result = await call.run(given)
+            result = self.redactor.redact_result(await call.run(given))
             await asyncio.gather(*updates)
             await events.emit(pipeline, "tool.end", tool=name, arguments=given,
                               result=result.value, status=result.status, error=result.error)

@@ -21,16 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
+from eve_build.serve.barrier import Barrier
 from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.generation import Host, open_generation
-from eve_build.serve.request import CHANNEL_TIMEOUT
+from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
+from eve_build.settings import parse_setting
 
 HEALTH_PATH = "/.eve/health"
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -40,13 +43,16 @@ def build_app(
     root: Path, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
-    host: Host | None = None, extensions: Sequence[Path] = (),
+    host: Host | None = None, extensions: Sequence[Path] = (), max_body: int = MAX_BODY,
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
     `host` (from `eve dev`) is served as it is, instead of loading `root` now;
-    `extensions` are local extensions to load besides the usual ones (`-e`).
+    `extensions` are local extensions to load besides the usual ones (`-e`);
+    `max_body` bounds every request body (bytes; 413 past it, eve_build.serve.barrier).
     """
+    channel_timeout = parse_setting("--channel-timeout", channel_timeout)
+    max_body = int(parse_setting("--max-body", max_body))
     if host is None:
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
                                     extensions=extensions))
@@ -83,7 +89,9 @@ def build_app(
         })
 
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *routes],
-                    lifespan=lifespan)
+                    lifespan=lifespan, middleware=[Middleware(Barrier, max_body=max_body)])
+    # never a redirect: starlette builds its slash redirects from the Host header
+    app.router.redirect_slashes = False
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler

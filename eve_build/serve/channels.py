@@ -29,6 +29,7 @@ from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext, bind
 from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
+from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 
 logger = logging.getLogger("eve_build.serve")
@@ -37,7 +38,13 @@ _encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 class ChannelFailure(Exception):
-    """The handler's side failed; the message is the log line's reason."""
+    """The handler's side failed; the message is the log line's reason, `code` its code."""
+
+    def __init__(self, reason: str, code: str = "serve/channel-result-invalid",
+                 error: BaseException | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -94,11 +101,10 @@ class ChannelEndpoint:
             logger.warning("%s: 400: %s", self.describe(), exc)
             return JSONResponse({"error": str(exc), "channel": self.channel.name},
                                 status_code=400)
-        except ChannelFailure as exc:
-            logger.error("%s: 500: %s", self.describe(), exc)
-            return JSONResponse({"error": f"the channel `{self.channel.name}` failed; the "
-                                          "server log says why", "channel": self.channel.name},
-                                status_code=500)
+        except ChannelFailure as exc:  # one redacted line; the traceback only at DEBUG (-v)
+            log_fault(self.describe(), 500, exc.code, str(exc), exc.error)
+            return fault_response(exc.code, f"the channel `{self.channel.name}` failed; the "
+                                  "server log says why", channel=self.channel.name)
 
     async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
                      context: ToolContext) -> HandlerRun:
@@ -128,12 +134,14 @@ class ChannelEndpoint:
 
     def _value(self, done: HandlerRun) -> Any:
         if done.ending == "timeout":
-            raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s")
+            raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s",
+                                 "serve/channel-timeout")
         if done.ending == "raised":
             error = done.error or RuntimeError()
             if isinstance(error, RequestBodyError):
                 raise error
-            raise ChannelFailure(f"the handler raised {describe_error(error)}")
+            raise ChannelFailure(f"the handler raised {describe_error(error)}",
+                                 "serve/channel-raised", error)
         return done.value
 
     async def _observe(self, phase: str, **data: Any) -> None:
@@ -152,7 +160,11 @@ def derive_response(value: Any) -> Response:
     """The HTTP response for what a handler returned (raises ChannelFailure)."""
     if type(value) is dict:  # the common case first
         return Response(_dump(value), media_type="application/json")
-    if isinstance(value, Response):
+    if isinstance(value, Response):  # checked: uvicorn would drop the connection on it
+        problem = find_response_problem(value.status_code, value.raw_headers)
+        if problem is not None:
+            raise ChannelFailure(f"the handler returned a Response that cannot be sent: "
+                                 f"{problem}", "serve/response-invalid")
         return value
     if value is None:
         return Response(status_code=204)

@@ -20,7 +20,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from eve_build.serve.errors import serve_error
-from eve_build.serve.request import CHANNEL_TIMEOUT
+from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -70,7 +70,7 @@ def run_server(
     channel_timeout: float = CHANNEL_TIMEOUT, environ: Mapping[str, str] | None = None,
     on_ready: Callable[[str], None] | None = None, log_level: str = "info",
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
-    access_log: bool = True, extensions: Sequence[Path] = (),
+    access_log: bool = True, extensions: Sequence[Path] = (), max_body: int = MAX_BODY,
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
@@ -89,7 +89,7 @@ def run_server(
         announce = [_announce(url, on_ready)] if on_ready else []
         app = _build_app(root, host, environ=environ, channel_timeout=channel_timeout,
                          lifespans=[*lifespans, *announce], host=generations,
-                         extensions=extensions)
+                         extensions=extensions, max_body=max_body)
         config = uvicorn.Config(app, log_level=log_level, lifespan="on", log_config=None,
                                 access_log=access_log,
                                 timeout_graceful_shutdown=int(GRACEFUL_SECONDS))
