@@ -133,6 +133,7 @@ class Agent(LocalMethods):
         loop, updates = asyncio.get_running_loop(), []
 
         def progress(text: str) -> None:  # on a worker thread for sync tools
+            text = self.redactor.redact(text)
             if on_progress is not None:
                 on_progress(text)
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from eve_build.cron import derive_next_runs
+from eve_build.errors import describe_exception
+from eve_build.runtime.redaction import redact_known
 from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.schedules import ScheduleRun
 
@@ -110,7 +112,8 @@ class Scheduler:
         try:
             done = await self._runner(schedule)
         except Exception as exc:  # the runner reports failures; this is a last guard
-            logger.error("schedule `%s` failed: %s: %s", schedule.name, type(exc).__name__, exc)
+            logger.error("schedule `%s` failed: %s", schedule.name,
+                         redact_known(describe_exception(exc)))
             return
         if done.status == "failed":
             logger.error("schedule `%s` failed: %s", schedule.name, done.error)

@@ -135,7 +135,7 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
         else:
             error = ran.error or RuntimeError()
             done = ScheduleRun(schedule.name, mode, "failed", seconds,
-                               error=describe_error(error))
+                               error=agent.redactor.redact(describe_error(error)))
     await _observe(agent, schedule, "end", mode=mode, status=done.status, error=done.error,
                    seconds=round(done.seconds, 6))
     return done
