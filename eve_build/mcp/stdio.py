@@ -7,11 +7,13 @@ cannot corrupt the stream; logs go to stderr.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from eve_build.mcp.sdk import require_sdk
 from eve_build.runtime.loader import load_agent
+from eve_build.runtime.loopwatch import LoopWatch
 
 
 def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
@@ -35,8 +37,13 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
         server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve)
 
         async def run() -> None:
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream,
-                                 server.create_initialization_options())
+            watch = LoopWatch(asyncio.get_running_loop())  # logs what blocks the loop
+            watch.start()
+            try:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream,
+                                     server.create_initialization_options())
+            finally:
+                watch.stop()
 
         anyio.run(run)

@@ -22,6 +22,7 @@ from eve_build.errors import EveBuildError
 from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.local_methods import LocalMethods
+from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.redaction import Redactor
@@ -141,7 +142,7 @@ class Agent(LocalMethods):
                     events.emit(pipeline, "tool.update", tool=name, text=text))))
 
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
-        with self._counted():
+        with self._counted(), label_task(f"tool `{name}`"):
             await events.emit(pipeline, "tool.start", tool=name, arguments=given)
             result = self.redactor.redact_result(await call.run(given))
             await asyncio.gather(*updates)

@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
+from eve_build.runtime.loopwatch import LoopWatch
 from eve_build.serve.barrier import Barrier
 from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.generation import Host, open_generation
@@ -36,6 +37,8 @@ from eve_build.serve.schedules import ScheduleRun, run_schedule
 from eve_build.settings import parse_setting
 
 HEALTH_PATH = "/.eve/health"
+IDLE_LOOP = {"blocked": False, "blocks": 0, "lastBlock": None}
+"""The health's `loop` when no lifespan ran (no watchdog: an ASGI transport in tests)."""
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 
 
@@ -60,9 +63,14 @@ def build_app(
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
                           lambda s: _run_on_current(served, s), clock)
 
+    watches: list[LoopWatch] = []
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ticking = asyncio.ensure_future(scheduler.run()) if schedules else None
+        watch = LoopWatch(asyncio.get_running_loop())  # names what blocks the loop
+        watch.start()
+        watches.append(watch)
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for extra in lifespans:
@@ -74,6 +82,7 @@ def build_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticking
             scheduler.cancel()
+            watch.stop()
             host.close()
 
     async def health(_request: Request) -> JSONResponse:
@@ -86,6 +95,7 @@ def build_app(
             "status": "ok", "generation": current.number, "eveBuild": __version__,
             "channels": [f"{c.method} {c.route}" for c in current.channels],
             "schedules": [s.name for s in current.schedules],
+            "loop": watches[-1].status() if watches else IDLE_LOOP,
         })
 
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *routes],

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
+from eve_build.runtime.loopwatch import LABELS
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext, bind
 from eve_build.serve.contributions import BoundContribution, describe_error
@@ -73,6 +74,16 @@ class ChannelEndpoint:
         return f"channel `{self.channel.name}` ({self.method} {self.route})"
 
     async def __call__(self, request: Request) -> Response:
+        task = asyncio.current_task()
+        if task is not None:  # a dict write, not a context manager: the hot path
+            LABELS[task] = f"channel `{self.channel.name}`"
+        try:
+            return await self._serve(request)
+        finally:
+            if task is not None:
+                LABELS.pop(task, None)
+
+    async def _serve(self, request: Request) -> Response:
         given = ChannelRequest(method=request.method, path=request.scope["path"],
                                content=await request.body(), channel=self.channel.name,
                                source=request)

@@ -58,6 +58,23 @@ tool = define_tool(description="Leaks its key in its error.", input=In, execute=
         "from eve_build.sdk", "from acme_crm.extension.extension import extension\n"
         "from eve_build.sdk").format(route="/crm/webhook", method="POST", body=(
             f"def handle(request, ctx):\n    raise RuntimeError({LEAK})")),
+    "tools/stall.py": """\
+import time
+from pydantic import BaseModel
+from eve_build.sdk import define_tool
+
+
+class In(BaseModel):
+    pass
+
+
+async def execute(input, ctx):
+    time.sleep(2.5)  # sync sleep in async def: the loop is held
+    return {"stalled": True}
+
+
+tool = define_tool(description="Blocks the event loop.", input=In, execute=execute)
+""",
     "channels/status999.py": CHANNEL.format(route="/status999", method="GET", body=(
         "def handle(request, ctx):\n    return Response('x', status_code=999)")),
     "channels/crlf.py": CHANNEL.format(route="/crlf", method="GET", body=(
