@@ -56,12 +56,24 @@ class Redactor:
 
     def redact_result(self, result: ToolResult) -> ToolResult:
         """The error, the trace and the progress of a call redacted (the value is the
-        tool's data, given to the caller as it is)."""
+        tool's data, given to the caller as it is). On the hot path: an ok call whose
+        trace holds no free text is returned as it is."""
         if self.pattern is None:
             return result
-        return replace(result, error=None if result.error is None else self.redact(result.error),
-                       trace=tuple(self.redact_data(dict(entry)) for entry in result.trace),
-                       progress=tuple(self.redact(text) for text in result.progress))
+        error = None if result.error is None else self.redact(result.error)
+        progress = tuple(self.redact(text) for text in result.progress)
+        trace = result.trace
+        if any(key in entry for entry in trace for key in TRACE_TEXT):
+            trace = tuple({**entry, **{key: self.redact_data(entry[key]) for key in TRACE_TEXT
+                                       if key in entry}} for entry in trace)
+        if error == result.error and progress == result.progress and trace is result.trace:
+            return result
+        return replace(result, error=error, trace=trace, progress=progress)
+
+
+TRACE_TEXT = ("reason", "warning", "before", "after", "reply")
+"""The keys of a trace entry that may hold text from user code (the others are names,
+outcomes and times)."""
 
 
 def derive_redactor(values: Mapping[str, str] | Iterable[tuple[str, str]]) -> Redactor:
