@@ -21,15 +21,12 @@ the loop runs again, how long it was held. Nothing here can interrupt the blocke
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
-import sysconfig
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from eve_build.runtime.redaction import redact_known
@@ -45,25 +42,32 @@ REPEAT = 5.0
 
 LABELS: dict[asyncio.Task[Any], str] = {}
 """What each running task is doing, for the log line (written on the loop only)."""
-_STDLIB = sysconfig.get_paths()["stdlib"]
 
 
-@contextlib.contextmanager
-def label_task(label: str) -> Iterator[None]:
-    """While inside, the current task is `label` to the watchdog."""
-    task = asyncio.current_task()
-    if task is None:
-        yield
-        return
-    previous = LABELS.get(task)
-    LABELS[task] = label
-    try:
-        yield
-    finally:
-        if previous is None:
-            LABELS.pop(task, None)
-        else:
-            LABELS[task] = previous
+class label_task:  # lower case: used as a function, `with label_task("tool `x`"):`
+    """While inside, the current task is `label` to the watchdog (a class, not a
+    generator context manager: a tool call enters it, ~0.5 µs instead of ~2.5)."""
+
+    __slots__ = ("_label", "_previous", "_task")
+
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._task: asyncio.Task[Any] | None = None
+        self._previous: str | None = None
+
+    def __enter__(self) -> None:
+        self._task = task = asyncio.current_task()
+        if task is not None:
+            self._previous = LABELS.get(task)
+            LABELS[task] = self._label
+
+    def __exit__(self, *_exc: object) -> None:
+        task = self._task
+        if task is not None:
+            if self._previous is None:
+                LABELS.pop(task, None)
+            else:
+                LABELS[task] = self._previous
 
 
 def inherit_label(child: asyncio.Task[Any]) -> None:
@@ -159,8 +163,11 @@ class LoopWatch:
         task = asyncio.current_task(self.loop)
         handler = (LABELS.get(task) or f"the task `{task.get_name()}`") if task is not None \
             else "a callback of the loop"
+        import sysconfig  # here: `eve call` imports this module and never blocks
+
+        stdlib = sysconfig.get_paths()["stdlib"]
         frame = sys._current_frames().get(self._loop_thread)
-        while frame is not None and frame.f_code.co_filename.startswith(_STDLIB) and \
+        while frame is not None and frame.f_code.co_filename.startswith(stdlib) and \
                 "-packages" not in frame.f_code.co_filename:
             frame = frame.f_back  # the user's line, not time.sleep's or the selector's
         where = "" if frame is None else (
@@ -169,4 +176,6 @@ class LoopWatch:
 
 
 def _utc_now() -> str:
+    from datetime import UTC, datetime
+
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
