@@ -18,8 +18,8 @@ measures what issue 23 added to `eve call` instead: redacting a result (an agent
 env secrets and one without), the loop-watchdog label of a call, the check of the
 numeric settings at load; `call_tool` of an acme-crm tool with its mount's redactor
 and with an empty one; and whole `eve call` processes, wall and CPU time (user + sys
-of the child), against the eve-build in `--baseline` (a checkout before issue 23,
-run with its own interpreter when it has `.venv/`; default /work/main). The machine
+of the child), against the eve-build in `--baseline`, a tree before issue 23 run by
+the same interpreter (`git archive febff41 | tar -x -C /tmp/eve-base`). The machine
 is shared: CPU time is the steadier figure.
 """
 
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--redaction", action="store_true")
     parser.add_argument("--calls", type=int, default=20)
-    parser.add_argument("--baseline", type=Path, default=Path("/work/main"))
+    parser.add_argument("--baseline", type=Path, default=Path("/tmp/eve-base"))
     options = parser.parse_args()
     repeat = options.repeat
     if options.redaction:
