@@ -10,7 +10,7 @@ caught in an exception's `repr`, in a JSON error body and in plain text alike.
 Values shorter than MIN_LENGTH are not redacted: they cannot be kept secret by
 hiding them, and replacing every `us` or `1` would garble every message
 (docs/decisions.md). One Redactor per loaded agent (`Agent.redactor`), fed by its
-mounts' env values; `known_redactor()` is the union of every agent loaded in this
+mounts' env values; `redact_known()` uses the union of every agent loaded in this
 process, for the exits that sit outside an agent (the serve barrier, the last resort).
 """
 
@@ -139,11 +139,6 @@ def remember(values: Mapping[str, str]) -> None:
     if new:
         _KNOWN.update(new)
         _UNION[0] = derive_redactor(_KNOWN)
-
-
-def known_redactor() -> Redactor:
-    """The redactor of every env value any agent of this process resolved."""
-    return _UNION[0]
 
 
 def redact_known(text: str) -> str:
