@@ -106,6 +106,7 @@ class LoopWatch:
         self.last: Block | None = None
         self._beat = time.monotonic()
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._loop_thread = threading.get_ident()
         self._handle: asyncio.TimerHandle | None = None
 
@@ -116,9 +117,11 @@ class LoopWatch:
         threading.Thread(target=self._watch, name="eve-loop-watch", daemon=True).start()
 
     def stop(self) -> None:
+        """Call on the loop's thread: a block still open has ended (the loop runs)."""
         self._stop.set()
         if self._handle is not None:
             self._handle.cancel()
+        self._finish(time.monotonic())
 
     def status(self) -> dict[str, Any]:
         """`blocked` (always False when the loop itself answers), the count of blocks
@@ -140,10 +143,7 @@ class LoopWatch:
             current = self.current
             if held < self.threshold:
                 if current is not None:
-                    current.ended, current.ended_at = self._beat, _utc_now()
-                    self.last, self.current = current, None
-                    self.report(f"the event loop runs again: {current.handler} held it for "
-                                f"{self._beat - current.started:.1f} s{current.where}")
+                    self._finish(self._beat)
                 continue
             if current is None:
                 handler, where = self._find_blocker()
@@ -157,6 +157,17 @@ class LoopWatch:
                 self.report(f"the event loop is still blocked by {current.handler} "
                             f"({held:.0f} s){current.where}")
                 next_report = now + REPEAT
+
+    def _finish(self, ended: float) -> None:
+        """Close the current block (once, from the thread or from `stop`) and say so."""
+        with self._lock:
+            current, self.current = self.current, None
+        if current is None:
+            return
+        current.ended, current.ended_at = ended, _utc_now()
+        self.last = current
+        self.report(f"the event loop runs again: {current.handler} held it for "
+                    f"{ended - current.started:.1f} s{current.where}")
 
     def _find_blocker(self) -> tuple[str, str]:
         """The running task's label (or name) and ` (at file:line in function)`."""
