@@ -31,8 +31,8 @@ class NumericSetting:
     """One setting: its name as the user writes it, where it is given, its unit and range."""
 
     name: str
-    given_as: Literal["environment variable", "option", "pyproject key"]
-    unit: Literal["seconds", "bytes", "count"]
+    given_as: Literal["environment variable", "option", "pyproject key", "argument"]
+    unit: Literal["seconds", "bytes"]
     low: float
     high: float
     example: str
@@ -54,7 +54,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),
     NumericSetting("--max-body", "option", "bytes", 1, GIB, "1MiB"),
     NumericSetting("--timeout", "option", "seconds", 0.1, 3600, "5"),
-    NumericSetting("define_tool(timeout=...)", "option", "seconds", 0.001, WEEK, "300"),
+    NumericSetting("define_tool(timeout=...)", "argument", "seconds", 0.001, WEEK, "300"),
 )}
 """Data: every numeric setting. A new timeout, budget or limit gets a row here."""
 
@@ -108,14 +108,28 @@ def diagnose_setting(setting: NumericSetting, raw: object, *, file: str = "",
                      line: int | None = None) -> Diagnostic:
     """The diagnostic of an invalid value of `setting`."""
     shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:40] + "..."
-    unit = "a number of seconds" if setting.unit == "seconds" else (
-        "a size in bytes (or with KiB, MiB, GiB)" if setting.unit == "bytes" else "a count")
+    unit = ("a number of seconds" if setting.unit == "seconds" else
+            "a size in bytes (or with KiB, MiB, GiB)")
     fix = (f"set it as `{setting.name}={setting.example}`, or unset it to use the default"
            if setting.given_as == "environment variable" else
            f"pass `{setting.name} {setting.example}`" if setting.given_as == "option" else
-           f"write it as `{setting.name.rsplit('.', 1)[-1]} = {setting.example}`")
+           f"write it as `{setting.name.rsplit('.', 1)[-1]} = {setting.example}`"
+           if setting.given_as == "pyproject key" else f"use `{setting.name}` with "
+           f"{setting.example}")
     return error(setting.code, file, f"{setting.describe()} must be {unit} from "
-                 f"{setting.low:g} to {setting.high:g}, not {shown}", fix, line=line)
+                 f"{_show(setting.low, setting)} to {_show(setting.high, setting)}, not "
+                 f"{shown}", fix, line=line)
+
+
+def _show(value: float, setting: NumericSetting) -> str:
+    """`604800 (7 days)`, `1 GiB`: a bound as a person reads it."""
+    if setting.unit == "bytes":
+        for unit, size in (("GiB", GIB), ("MiB", 1024**2), ("KiB", 1024)):
+            if value >= size and value % size == 0:
+                return f"{value / size:g} {unit}"
+        return f"{value:g} byte" + ("" if value == 1 else "s")
+    days = f" ({value / 86400:g} days)" if value >= 86400 and value % 86400 == 0 else ""
+    return f"{value:g}{days}"
 
 
 def _in_range(raw: object, setting: NumericSetting) -> bool:

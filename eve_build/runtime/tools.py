@@ -17,12 +17,14 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
-from eve_build.settings import WEEK, read_setting
+from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
 TOOL_TIMEOUT = 300.0
 """Seconds a tool may run when its define_tool() sets no `timeout` (docs/reliability.md)."""
 TIMEOUT_VARIABLE = "EVE_TOOL_TIMEOUT"
 """Overrides TOOL_TIMEOUT for every tool without a timeout of its own."""
+OWN_TIMEOUT_MAX = NUMERIC_SETTINGS["define_tool(timeout=...)"].high
+"""A tool's own timeout is clamped to this (it is code, not input: no diagnostic)."""
 
 
 class ToolCallError(Exception):
@@ -33,7 +35,7 @@ def derive_timeout(tool: Tool | None, environ: Mapping[str, str] = os.environ) -
     """The seconds `tool` may run: its own timeout, else EVE_TOOL_TIMEOUT, else TOOL_TIMEOUT."""
     own = tool.timeout if tool is not None else None
     if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < math.inf:
-        return min(float(own), WEEK)  # past a week a timer bounds nothing (and overflows)
+        return min(float(own), OWN_TIMEOUT_MAX)  # past it a timer bounds nothing or overflows
     return read_timeout_variable(environ, TIMEOUT_VARIABLE, TOOL_TIMEOUT)
 
 

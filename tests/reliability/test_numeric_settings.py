@@ -30,7 +30,7 @@ def test_an_out_of_range_variable_stops_the_load_with_a_diagnostic_naming_it(
 
     assert done.returncode == 1, err
     assert f"error setting/value-invalid: the environment variable {variable} must be a " \
-           f"number of seconds from 0.001 to 604800, not '{value}'" in err
+           f"number of seconds from 0.001 to 604800 (7 days), not '{value}'" in err
     assert f"hint: set it as `{variable}=" in err
     assert "Traceback" not in err and "OverflowError" not in err
     assert done.stdout == b""
@@ -69,7 +69,7 @@ def test_the_import_budget_variable_is_checked_against_the_same_table(app: Path)
     err = done.stderr.decode()
     assert done.returncode == 1
     assert "error engine/budget-invalid: the environment variable EVE_IMPORT_TIMEOUT must be " \
-           "a number of seconds from 0.001 to 604800, not '1e10'" in err
+           "a number of seconds from 0.001 to 604800 (7 days), not '1e10'" in err
     assert "Traceback" not in err
 
 
