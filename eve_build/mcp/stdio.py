@@ -7,13 +7,12 @@ cannot corrupt the stream; logs go to stderr.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from eve_build.mcp.sdk import require_sdk
 from eve_build.runtime.loader import load_agent
-from eve_build.runtime.loopwatch import LoopWatch
+from eve_build.runtime.loopwatch import run_watched
 
 
 def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
@@ -37,13 +36,8 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
         server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve)
 
         async def run() -> None:
-            watch = LoopWatch(asyncio.get_running_loop())  # logs what blocks the loop
-            watch.start()
-            try:
-                async with stdio_server() as (read_stream, write_stream):
-                    await server.run(read_stream, write_stream,
-                                     server.create_initialization_options())
-            finally:
-                watch.stop()
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream,
+                                 server.create_initialization_options())
 
-        anyio.run(run)
+        anyio.run(run_watched, run)  # a watchdog names what blocks the loop (loopwatch)

@@ -25,13 +25,14 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from eve_build.runtime.redaction import redact_known
 
 logger = logging.getLogger("eve_build.runtime.loop")
+T = TypeVar("T")
 
 THRESHOLD = 1.0
 """Seconds without a heartbeat after which the loop counts as blocked."""
@@ -184,6 +185,16 @@ class LoopWatch:
         where = "" if frame is None else (
             f" (at {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name})")
         return handler, where
+
+
+async def run_watched(main: Callable[[], Awaitable[T]]) -> T:
+    """`await main()` with a LoopWatch on the running loop (`eve mcp`'s server)."""
+    watch = LoopWatch(asyncio.get_running_loop())
+    watch.start()
+    try:
+        return await main()
+    finally:
+        watch.stop()
 
 
 def _utc_now() -> str:
