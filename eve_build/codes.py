@@ -221,7 +221,6 @@ CODES: dict[str, str] = {
     "serve/response-invalid": "A response has a status outside 100-599 or a header holding "
         "CR, LF or NUL: 500 instead.",
     "serve/internal-error": "A route failed outside any channel handler: 500, one log line.",
-    "serve/loop-blocked": "Code held the server's event loop (sync work in an `async def`).",
     "setting/value-invalid": "A numeric setting (an environment variable or an option) is "
         "not a number in its range.",
 }
