@@ -286,4 +286,17 @@ CODES: dict[str, str] = {
         "installation back.",
     "project/version-dynamic": "`[project].version` is dynamic; an extension needs a static "
         "version.",
+    # serve and runtime hardening (issue 23, items 8, 9, 12, 15, 22; docs/reliability.md)
+    "serve/body-too-large": "A request body is larger than `--max-body`: answered 413, never "
+        "read whole.",
+    "serve/channel-raised": "A channel handler raised: answered 500, one log line.",
+    "serve/channel-timeout": "A channel handler did not answer within `--channel-timeout`: "
+        "500.",
+    "serve/channel-result-invalid": "A channel handler returned a value that cannot be sent "
+        "(not JSON, another type): 500.",
+    "serve/response-invalid": "A response has a status outside 100-599 or a header holding "
+        "CR, LF or NUL: 500 instead.",
+    "serve/internal-error": "A route failed outside any channel handler: 500, one log line.",
+    "setting/value-invalid": "A numeric setting (an environment variable or an option) is "
+        "not a number in its range.",
 }

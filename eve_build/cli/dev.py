@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
-from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.options import ExtensionPaths, setting_option
 from eve_build.cli.output import (
     echo,
     echo_err,
@@ -41,8 +41,8 @@ def dev(
                                help="Serve each good generation (channels, schedules)."),
     host: str = typer.Option("127.0.0.1", "--host", help="The address to listen on."),
     port: int = typer.Option(8000, "--port", help="The port to listen on (0: a free one)."),
-    channel_timeout: float = typer.Option(30.0, "--channel-timeout", min=0.001,
-                                          help="Seconds a channel handler may take."),
+    channel_timeout: float = setting_option(30.0, "--channel-timeout",
+                                            "Seconds a channel handler may take."),
     approve: bool = typer.Option(False, "--approve", help="Approve every call over /mcp of "
                                  "tools that ask for approval (as `eve serve --approve`)."),
     no_default_extensions: bool = typer.Option(

@@ -14,6 +14,7 @@ Exits and usage errors of typer pass through unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -74,13 +75,16 @@ def guard(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 def report_unexpected(exc: BaseException, *, json_output: bool) -> None:
     """Show `exc` as an `internal/unexpected` diagnostic (and JSON with `--json`)."""
-    diagnostic = derive_unexpected(exc)
+    from eve_build.runtime.redaction import redact_known
+
+    found = derive_unexpected(exc)
+    diagnostic = dataclasses.replace(found, message=redact_known(found.message))
     if json_output:
         emit_result("failed", [diagnostic],
                     error={"message": diagnostic.message, "hint": diagnostic.hint})
     echo_err(diagnostic.render())
     if os.environ.get(DEBUG_VARIABLE):
-        echo_err("".join(traceback.format_exception(exc)).rstrip())
+        echo_err(redact_known("".join(traceback.format_exception(exc)).rstrip()))
 
 
 def derive_unexpected(exc: BaseException) -> Diagnostic:

@@ -10,7 +10,7 @@ import typer
 
 from eve_build.cli.agent import _diagnostics  # one reader of the JSON diagnostics
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.options import ExtensionPaths, setting_option
 from eve_build.cli.output import echo, emit_json, render_diagnostics, run_core
 
 PATH_OPTION = path_option("The agent app (holds `.eve/`).")
@@ -48,8 +48,7 @@ def connections(
     json_output: bool = JSON_OPTION,
     probe: bool = typer.Option(False, "--probe",
                                help="Connect to each MCP server and list its tools."),
-    timeout: float = typer.Option(5.0, "--timeout", min=0.1,
-                                  help="Seconds each probe may take."),
+    timeout: float = setting_option(5.0, "--timeout", "Seconds each probe may take."),
 ) -> None:
     """List the agent's connections (URL, kind, header names; never header values)."""
     from eve_build.connections.report import describe_connections

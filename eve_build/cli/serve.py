@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.options import ExtensionPaths
+from eve_build.cli.options import ExtensionPaths, setting_option
 from eve_build.cli.output import (
     echo,
     echo_err,
@@ -31,8 +31,10 @@ PATH_OPTION = path_option("The agent app (holds `.eve/`).")
 SUBAGENT_OPTION = typer.Option(None, "--subagent", help="A subagent of the agent (its path).")
 HOST_OPTION = typer.Option("127.0.0.1", "--host", help="The address to listen on.")
 PORT_OPTION = typer.Option(8000, "--port", help="The port to listen on (0: a free one).")
-TIMEOUT_OPTION = typer.Option(30.0, "--channel-timeout", min=0.001,
-                              help="Seconds a channel handler may take before a 500.")
+TIMEOUT_OPTION = setting_option(30.0, "--channel-timeout",
+                                "Seconds a channel handler may take before a 500.")
+MAX_BODY_OPTION = setting_option("1MiB", "--max-body", "The largest request body (bytes, or "
+                                 "with KiB, MiB, GiB); a larger one is answered 413.")
 
 schedule_app = typer.Typer(help="Run one schedule now.", no_args_is_help=True)
 
@@ -46,7 +48,7 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OPTION,
-          channel_timeout: float = TIMEOUT_OPTION,
+          channel_timeout: float = TIMEOUT_OPTION, max_body: str = MAX_BODY_OPTION,
           access_log: bool = typer.Option(True, "--access-log/--no-access-log",
                                           help="Log one line per request."),
           workers: int = typer.Option(1, "--workers", min=1, help="Serve from this many "
@@ -79,7 +81,7 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
                           on_ready=ready, workers=workers, schedules=run_schedules,
-                          approve=approve)
+                          approve=approve, max_body=int(float(max_body)))
 
     served = run_core(run, json_output=json_output)
     if json_output:
@@ -92,12 +94,15 @@ def configure_logging() -> None:
     """Show the host's log (channel failures, schedule runs) and uvicorn's on stderr."""
     import logging
 
+    from eve_build.cli.output import SETTINGS
     from eve_build.controls import derive_log_handler
 
     logging.basicConfig(level=logging.INFO,
                         handlers=[derive_log_handler("%(levelname)s: %(message)s")])
     # `INFO: 1 change detected` on every save of `eve dev`: the dev loop says what it rebuilt
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
+    if SETTINGS.verbose:  # `eve -v serve`: the traceback of each fault (redacted) too
+        logging.getLogger("eve_build.serve").setLevel(logging.DEBUG)
 
 
 def schedules(path: Path = PATH_OPTION, count: int = typer.Option(3, "--count", min=1,

@@ -8,25 +8,28 @@ module: a worker that reports no progress for that long is stopped.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic
+from eve_build.settings import NUMERIC_SETTINGS, SettingError, diagnose_setting, parse_setting
 
 DEFAULT_IMPORT_TIMEOUT = 30.0
 ENV_IMPORT_TIMEOUT = "EVE_IMPORT_TIMEOUT"
 OPTION = "import-timeout"
 
 
-def _valid(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
+PYPROJECT_KEY = f"tool.eve.extension.{OPTION}"
+
+
+def _valid(value: object, name: str = ENV_IMPORT_TIMEOUT) -> float | None:
+    """Seconds in the range of eve_build.settings, or None."""
+    if not isinstance(value, int | float | str):
         return None
     try:
-        seconds = float(value)
-    except ValueError:
+        return parse_setting(name, value)
+    except SettingError:
         return None
-    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 def parse_import_timeout(table: Mapping[str, object], *, file: str = "pyproject.toml",
@@ -35,13 +38,10 @@ def parse_import_timeout(table: Mapping[str, object], *, file: str = "pyproject.
     if OPTION not in table:
         return DEFAULT_IMPORT_TIMEOUT, []
     raw = table[OPTION]
-    seconds = _valid(raw) if not isinstance(raw, str) else None
+    seconds = _valid(raw, PYPROJECT_KEY) if not isinstance(raw, str) else None
     if seconds is None:
-        return DEFAULT_IMPORT_TIMEOUT, [error(
-            "engine/budget-invalid", file,
-            f"`tool.eve.extension.{OPTION}` must be a positive number of seconds, not {raw!r}",
-            f"write it as `{OPTION} = 30`", line=line,
-        )]
+        return DEFAULT_IMPORT_TIMEOUT, [diagnose_setting(NUMERIC_SETTINGS[PYPROJECT_KEY], raw,
+                                                         file=file, line=line)]
     return seconds, []
 
 
@@ -54,10 +54,5 @@ def read_import_timeout(configured: float = DEFAULT_IMPORT_TIMEOUT,
         return configured, []
     seconds = _valid(raw)
     if seconds is None:
-        return configured, [error(
-            "engine/budget-invalid", "",
-            f"the environment variable {ENV_IMPORT_TIMEOUT} must be a positive number of "
-            f"seconds, not {raw!r}",
-            f"set it as `{ENV_IMPORT_TIMEOUT}=30`, or unset it to use the default",
-        )]
+        return configured, [diagnose_setting(NUMERIC_SETTINGS[ENV_IMPORT_TIMEOUT], raw)]
     return seconds, []

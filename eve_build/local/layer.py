@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import EveBuildError
+from eve_build.errors import EveBuildError, describe_exception
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
 from eve_build.naming import derive_shown_name
@@ -117,11 +117,9 @@ class LocalLayer:
         assert command.run is not None and record.binding is not None
         done = await run_bound(command.run, (args, record.context), binding=record.binding,
                                pool=self.request.pool)
-        if done.ending == "raised":
-            error = done.error
+        if done.ending == "raised":  # never raises itself, even when __str__ does
             return CommandReply(name, record.name, False,
-                                f"{type(error).__name__}: {error}" if str(error)
-                                else type(error).__name__)
+                                describe_exception(done.error or RuntimeError()))
         if not isinstance(done.value, str):
             return CommandReply(name, record.name, False,
                                 f"the command `{name}` of local extension `{record.name}` "

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Route
 
 from eve_build.errors import EveBuildError
 from eve_build.mcp.prompts import CommandSource
@@ -42,7 +42,14 @@ def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
     server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
                                commands=commands)
     app = server.streamable_http_app(streamable_http_path=path, host=host)
-    return McpHttp(app=app, routes=list(app.routes), lifespan=server.session_manager.run)
+    routes = list(app.routes)
+    # `path/` is served too, rather than redirected: starlette builds its slash redirects
+    # from the Host header, so a client could be sent anywhere (issue 23, item 8)
+    routes += [Route(f"{route.path}/", route.endpoint, methods=route.methods)
+               for route in app.routes if isinstance(route, Route) and route.path == path]
+    app.router.routes[:] = routes
+    app.router.redirect_slashes = False
+    return McpHttp(app=app, routes=routes, lifespan=server.session_manager.run)
 
 
 def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "127.0.0.1",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from eve_build.mcp.sdk import require_sdk
 from eve_build.runtime.loader import load_agent
+from eve_build.runtime.loopwatch import run_watched
 
 
 def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = False,
@@ -44,7 +45,7 @@ def serve_stdio(app_root: Path, *, subagent: str | None = None, approve: bool = 
                 await server.run(read_stream, write_stream,
                                  server.create_initialization_options())
 
-        anyio.run(run)
+        anyio.run(run_watched, run)  # a watchdog names what blocks the loop (loopwatch)
 
 
 def stdin_open() -> bool:

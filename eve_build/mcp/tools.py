@@ -39,7 +39,7 @@ async def derive_mcp_tools(agent: Agent, subagent: str | None) -> list[types.Too
         try:
             tool = await agent.aresolve_tool(name, subagent=subagent)
         except (ToolCallError, EveBuildError) as exc:
-            logger.warning("`%s` is not listed: %s", name, exc)
+            logger.warning("`%s` is not listed: %s", name, agent.redactor.redact(str(exc)))
             continue
         if tool.input is None:
             logger.warning("`%s` is not listed: it has no input model", name)

@@ -22,8 +22,10 @@ from eve_build.errors import EveBuildError
 from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.local_methods import LocalMethods
+from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.migration import migrate_snapshot
 from eve_build.runtime.modules import ModuleScope
+from eve_build.runtime.redaction import Redactor
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
 from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.tools import resolve_tool
@@ -73,6 +75,9 @@ class Agent(LocalMethods):
     connections: ConnectionTools | None = None
     """The tools of the agent's MCP connections (`<connection>__<tool>`), opened on first
     need (set by `open_agent` when the agent has connections; see docs/mcp.md)."""
+    redactor: Redactor = Redactor()
+    """Redacts the env values of this agent's mounts from errors, traces and logs (set by
+    `open_agent`); every result `acall_tool` returns has passed it."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
                  states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,
@@ -141,6 +146,7 @@ class Agent(LocalMethods):
         loop, updates = asyncio.get_running_loop(), []
 
         def progress(text: str) -> None:  # on a worker thread for sync tools
+            text = self.redactor.redact(text)
             if on_progress is not None:
                 on_progress(text)
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens now
@@ -148,9 +154,9 @@ class Agent(LocalMethods):
                     events.emit(pipeline, "tool.update", tool=name, text=text))))
 
         call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
-        with self._counted():
+        with self._counted(), label_task(f"tool `{name}`"):
             await events.emit(pipeline, "tool.start", tool=name, arguments=given)
-            result = await call.run(given)
+            result = self.redactor.redact_result(await call.run(given))
             await asyncio.gather(*updates)
             await events.emit(pipeline, "tool.end", tool=name, arguments=given,
                               result=result.value, status=result.status, error=result.error)

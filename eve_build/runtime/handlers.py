@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from eve_build.runtime.loopwatch import inherit_label
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, bind
 
@@ -86,6 +87,7 @@ def _dispatch(
 def _start_task(awaitable: Any, binding: Binding) -> Started:
     future: asyncio.Future[Outcome | None] = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(_await_bound(awaitable, binding))
+    inherit_label(task)  # the loop watchdog names what a blocking task runs for
     task.add_done_callback(lambda done: _settle(future, _task_outcome(done)))
     return future, task
 

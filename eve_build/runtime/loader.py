@@ -33,10 +33,12 @@ from eve_build.errors import DiagnosticsError
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
+from eve_build.runtime.redaction import derive_redactor, redact_diagnostics, remember
 from eve_build.runtime.surface import Resolver, Surface
 from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount
+from eve_build.settings import find_setting_problems
 
 if TYPE_CHECKING:
     from eve_build.local.context import LocalSession
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
+RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT")
+"""The environment variables of eve_build.settings the runtime reads, checked at load."""
 
 
 def load_agent(
@@ -105,6 +109,9 @@ def open_agent(
     `derive_local_sources(extensions)`); a failing one is dropped, never fatal.
     """
     root = app_root.resolve()
+    invalid = find_setting_problems(RUNTIME_SETTINGS, os.environ)
+    if invalid:  # before any import: a 1e10 s timer raises, one of 1e308 s bounds nothing
+        raise DiagnosticsError("cannot load the agent", invalid)
     trees = walk_trees(compiled.root)
     scope = ModuleScope()
     scope.add_paths(root / entry for entry in compiled.sys_path)
@@ -116,9 +123,11 @@ def open_agent(
     scope.install_agent(root / compiled.agent_dir)
     try:
         states = {} if states is None else states
+        secrets: dict[str, str] = {}
         bindings, found = open_mounts(
             [m for tree in trees for m in tree.mounts], states=states,
-            environ=os.environ if environ is None else environ, given=mounts)
+            environ=os.environ if environ is None else environ, given=mounts, secrets=secrets)
+        remember(secrets)
         resolver = Resolver(bindings, Binding(None, None, "", None, states),
                             {m.mount_path: m.import_name for t in trees for m in t.mounts})
         pool = pool or shared_pool()
@@ -128,7 +137,7 @@ def open_agent(
             surfaces[tree.path if tree is not compiled.root else ""] = surface
             found.extend(problems)
         if any(d.is_error for d in found):
-            raise DiagnosticsError("cannot load the agent", found)
+            raise DiagnosticsError("cannot load the agent", redact_diagnostics(found, secrets))
         layer = None
         if local or local_sources is not None:  # imported here: eve_build.local uses runtime
             from eve_build.local.context import LocalSession
@@ -148,6 +157,7 @@ def open_agent(
             from eve_build.connections.tools import ConnectionTools
 
             agent.connections = ConnectionTools(agent, os.environ if environ is None else environ)
+        agent.redactor = derive_redactor(secrets)
         if snapshot is not None:
             agent.load_snapshot(snapshot)
         agent.start()

@@ -8,12 +8,14 @@ a running call.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from eve_build.errors import EveBuildError
 from eve_build.runtime import events
+from eve_build.runtime.redaction import Redactor
 from eve_build.runtime.surface import Surface
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ class LocalMethods:
     _surfaces: dict[str, Surface]
     _running: int
     _running_lock: threading.Lock
+    redactor: Redactor
 
     def surface(self, subagent: str | None = None) -> Surface:
         raise NotImplementedError
@@ -62,7 +65,10 @@ class LocalMethods:
             raise CommandNotFoundError(f"there is no command `{name}`",
                                        "the agent was loaded without local extensions")
         with self._counted():
-            return await self._local.arun_command(name, args)
+            reply = await self._local.arun_command(name, args)
+        if reply.ok:
+            return reply
+        return dataclasses.replace(reply, text=self.redactor.redact(reply.text))
 
     def run_command(self, name: str, args: str = "") -> CommandReply:
         return self._run(self.arun_command(name, args))

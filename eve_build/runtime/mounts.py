@@ -19,6 +19,7 @@ from eve_build.consumer.config import validate_config as check_config
 from eve_build.consumer.imports import exec_file
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.runtime.redaction import find_env_values
 from eve_build.sdk.binding import Binding, bind
 from eve_build.sdk.definitions import Extension
 from eve_build.sdk.env import ENV_MARKER, Env, is_env_json, resolve_env
@@ -38,8 +39,13 @@ class MountError(Exception):
 def open_mounts(
     mounts: Sequence[CompiledMount], *, states: MutableMapping[str, Any],
     environ: Mapping[str, str], given: Mapping[str, Mount] | None = None,
+    secrets: MutableMapping[str, str] | None = None,
 ) -> tuple[dict[str, Binding], list[Diagnostic]]:
-    """A binding per mount path; a mount inside an extension's subagent opens after its parent."""
+    """A binding per mount path; a mount inside an extension's subagent opens after its parent.
+
+    `secrets` receives every env value a mount's config reads (variable -> value), also of
+    mounts that could not open, so the host can redact them (eve_build.runtime.redaction).
+    """
     bindings: dict[str, Binding] = {}
     found: list[Diagnostic] = []
     for compiled in sorted(mounts, key=lambda m: m.mount_path.count("/")):
@@ -49,6 +55,8 @@ def open_mounts(
                 raise MountUnavailableError(
                     f"its parent mount is unavailable ({parent.unavailable})", [])
             mount = (given or {}).get(compiled.mount_path) or evaluate_mount(compiled, parent)
+            if secrets is not None:
+                secrets.update(find_env_values(mount.config, environ))
             bindings[compiled.mount_path] = bind_mount(compiled, mount, states, environ)
         except MountUnavailableError as exc:
             bindings[compiled.mount_path] = Binding(None, None, compiled.mount_path,

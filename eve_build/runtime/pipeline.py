@@ -21,6 +21,7 @@ from typing import Any
 
 from eve_build.runtime import trace
 from eve_build.runtime.handlers import HandlerRun, run_bound
+from eve_build.runtime.redaction import redact_known
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Hook
@@ -194,7 +195,7 @@ class HookPipeline:
             outcome = trace.ERROR
             reason = trace.derive_error_reason(entry.source, done.error or RuntimeError())
         if outcome in (trace.TIMEOUT, trace.ERROR):
-            trace.logger.warning("%s", reason)
+            trace.logger.warning("%s", redact_known(reason or ""))  # it may quote a secret
         steps.append(trace.derive_entry(event.name, entry.source, outcome, done.seconds,
                                         self.budget, reason=reason, **details))
         return reason or ""

@@ -17,11 +17,14 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
+from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
 TOOL_TIMEOUT = 300.0
 """Seconds a tool may run when its define_tool() sets no `timeout` (docs/reliability.md)."""
 TIMEOUT_VARIABLE = "EVE_TOOL_TIMEOUT"
 """Overrides TOOL_TIMEOUT for every tool without a timeout of its own."""
+OWN_TIMEOUT_MAX = NUMERIC_SETTINGS["define_tool(timeout=...)"].high
+"""A tool's own timeout is clamped to this (it is code, not input: no diagnostic)."""
 
 
 class ToolCallError(Exception):
@@ -32,18 +35,15 @@ def derive_timeout(tool: Tool | None, environ: Mapping[str, str] = os.environ) -
     """The seconds `tool` may run: its own timeout, else EVE_TOOL_TIMEOUT, else TOOL_TIMEOUT."""
     own = tool.timeout if tool is not None else None
     if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < math.inf:
-        return float(own)
+        return min(float(own), OWN_TIMEOUT_MAX)  # past it a timer bounds nothing or overflows
     return read_timeout_variable(environ, TIMEOUT_VARIABLE, TOOL_TIMEOUT)
 
 
 def read_timeout_variable(environ: Mapping[str, str], name: str, default: float) -> float:
-    """Seconds from the variable `name` when it holds a positive finite number, else
-    `default` (an unusable value never stops a call)."""
-    try:
-        given = float(environ.get(name, ""))
-    except ValueError:
-        return default
-    return given if 0 < given < math.inf else default
+    """Seconds from the variable `name` (a row of eve_build.settings) when it holds a
+    number in its range, else `default`: the loader refused an invalid value already
+    (`setting/value-invalid`), so a call is never stopped by one."""
+    return read_setting(name, environ, default)
 
 
 @dataclass(frozen=True)

@@ -21,21 +21,27 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
+from eve_build.runtime.loopwatch import LoopWatch
+from eve_build.serve.barrier import Barrier
 from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.durable import served_scope, served_states
 from eve_build.serve.generation import Host, open_generation
-from eve_build.serve.request import CHANNEL_TIMEOUT
+from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
 from eve_build.session.store import SessionStore
+from eve_build.settings import parse_setting
 
 HEALTH_PATH = "/.eve/health"
+IDLE_LOOP = {"blocked": False, "blocks": 0, "lastBlock": None}
+"""The health's `loop` when no lifespan ran (no watchdog: an ASGI transport in tests)."""
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -44,18 +50,21 @@ def build_app(
     root: Path, *, environ: Mapping[str, str] | None = None,
     channel_timeout: float = CHANNEL_TIMEOUT, routes: Sequence[BaseRoute] = (),
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
-    host: Host | None = None, extensions: Sequence[Path] = (),
+    host: Host | None = None, extensions: Sequence[Path] = (), max_body: int = MAX_BODY,
     store: SessionStore | None = None, sleep: Sleep | None = None,
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
     `host` (from `eve dev`) is served as it is, instead of loading `root` now;
-    `extensions` are local extensions to load besides the usual ones (`-e`).
+    `extensions` are local extensions to load besides the usual ones (`-e`);
+    `max_body` bounds every request body (bytes; 413 past it, eve_build.serve.barrier).
     With `store` (`eve serve`), the agent's state lives in it (durable, shared by every
     process on the store), each schedule's due time is claimed there so that one process
     runs it, and the app closes the store when it stops; without, state is in memory.
     `clock` and `sleep` are the scheduler's (tests accelerate them).
     """
+    channel_timeout = parse_setting("--channel-timeout", channel_timeout)
+    max_body = int(parse_setting("--max-body", max_body))
     claims = None
     if store is not None:
         claims = ScheduleClaims(store.schedule_runs(served_scope(root, environ)))
@@ -67,10 +76,15 @@ def build_app(
     scheduler = Scheduler(lambda: served.current.schedules if served.current else [],
                           lambda s: _run_on_current(served, s), clock, claims)
 
+    watches: list[LoopWatch] = []
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ticking = asyncio.ensure_future(scheduler.run(*([sleep] if sleep else []))) \
             if schedules else None
+        watch = LoopWatch(asyncio.get_running_loop())  # names what blocks the loop
+        watch.start()
+        watches.append(watch)
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for extra in lifespans:
@@ -82,6 +96,7 @@ def build_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticking
             scheduler.cancel()
+            watch.stop()
             host.close()
             sessions.close()
             if store is not None:
@@ -97,6 +112,7 @@ def build_app(
             "status": "ok", "generation": current.number, "eveBuild": __version__,
             "channels": [f"{c.method} {c.route}" for c in current.channels],
             "schedules": [s.name for s in current.schedules],
+            "loop": watches[-1].status() if watches else IDLE_LOOP,
         })
 
     from eve_build.serve.sessions import SessionRoutes
@@ -105,7 +121,10 @@ def build_app(
     sessions = SessionRoutes(served, root, Storage(store) if store is not None else None,
                              environ)
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
-                            *routes], lifespan=lifespan)
+                            *routes], lifespan=lifespan,
+                    middleware=[Middleware(Barrier, max_body=max_body)])
+    # never a redirect: starlette builds its slash redirects from the Host header
+    app.router.redirect_slashes = False
     app.router.default = host  # channels answer whatever no route matched
     app.state.host = host
     app.state.scheduler = scheduler

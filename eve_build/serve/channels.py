@@ -25,10 +25,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
+from eve_build.runtime.loopwatch import LABELS
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext, bind
 from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
+from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 from eve_build.session.problems import StoreUnavailable
 
@@ -38,7 +40,13 @@ _encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 class ChannelFailure(Exception):
-    """The handler's side failed; the message is the log line's reason."""
+    """The handler's side failed; the message is the log line's reason, `code` its code."""
+
+    def __init__(self, reason: str, code: str = "serve/channel-result-invalid",
+                 error: BaseException | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,16 @@ class ChannelEndpoint:
         return f"channel `{self.channel.name}` ({self.method} {self.route})"
 
     async def __call__(self, request: Request) -> Response:
+        task = asyncio.current_task()
+        if task is not None:  # a dict write, not a context manager: the hot path
+            LABELS[task] = f"channel `{self.channel.name}`"
+        try:
+            return await self._serve(request)
+        finally:
+            if task is not None:
+                LABELS.pop(task, None)
+
+    async def _serve(self, request: Request) -> Response:
         given = ChannelRequest(method=request.method, path=request.scope["path"],
                                content=await request.body(), channel=self.channel.name,
                                source=request)
@@ -107,11 +125,10 @@ class ChannelEndpoint:
             return JSONResponse({"error": "the session store is unavailable; try again",
                                  "reason": reason, "channel": self.channel.name},
                                 status_code=503)
-        except ChannelFailure as exc:
-            logger.error("%s: 500: %s", self.describe(), exc)
-            return JSONResponse({"error": f"the channel `{self.channel.name}` failed; the "
-                                          "server log says why", "channel": self.channel.name},
-                                status_code=500)
+        except ChannelFailure as exc:  # one redacted line; the traceback only at DEBUG (-v)
+            log_fault(self.describe(), 500, exc.code, str(exc), exc.error)
+            return fault_response(exc.code, f"the channel `{self.channel.name}` failed; the "
+                                  "server log says why", channel=self.channel.name)
 
     async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
                      context: ToolContext) -> HandlerRun:
@@ -141,12 +158,14 @@ class ChannelEndpoint:
 
     def _value(self, done: HandlerRun) -> Any:
         if done.ending == "timeout":
-            raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s")
+            raise ChannelFailure(f"the handler did not answer within {self.timeout:g} s",
+                                 "serve/channel-timeout")
         if done.ending == "raised":
             error = done.error or RuntimeError()
             if isinstance(error, RequestBodyError | StoreUnavailable):
                 raise error
-            raise ChannelFailure(f"the handler raised {describe_error(error)}")
+            raise ChannelFailure(f"the handler raised {describe_error(error)}",
+                                 "serve/channel-raised", error)
         return done.value
 
     async def _observe(self, phase: str, **data: Any) -> None:
@@ -165,7 +184,11 @@ def derive_response(value: Any) -> Response:
     """The HTTP response for what a handler returned (raises ChannelFailure)."""
     if type(value) is dict:  # the common case first
         return Response(_dump(value), media_type="application/json")
-    if isinstance(value, Response):
+    if isinstance(value, Response):  # checked: uvicorn would drop the connection on it
+        problem = find_response_problem(value.status_code, value.raw_headers)
+        if problem is not None:
+            raise ChannelFailure(f"the handler returned a Response that cannot be sent: "
+                                 f"{problem}", "serve/response-invalid")
         return value
     if value is None:
         return Response(status_code=204)

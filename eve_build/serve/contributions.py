@@ -13,7 +13,7 @@ from typing import Any
 
 from eve_build.consumer.compiled import CompiledContribution, walk_trees
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import DiagnosticsError
+from eve_build.errors import DiagnosticsError, describe_exception
 from eve_build.runtime.agent import Agent
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Channel, Schedule
@@ -61,4 +61,4 @@ def describe_error(error: BaseException) -> str:
     points at the user's code without a traceback."""
     frames = traceback.extract_tb(error.__traceback__)
     where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"
+    return f"{describe_exception(error)}{where}"  # never raises, even when __str__ does

@@ -56,7 +56,7 @@ class Generation:
                     "name once (convertors: str, int, float, path, uuid)"))
         if found:
             raise DiagnosticsError("cannot serve the agent", found)
-        self.router = Router(routes=routes)
+        self.router = Router(routes=routes, redirect_slashes=False)  # no Host-built redirects
         self.static = {route.path: route for route in routes
                        if isinstance(route, Route) and not route.param_convertors}
 

@@ -37,6 +37,7 @@ class WorkerOptions:
     extensions: list[str]
     schedules: bool
     approve: bool = False
+    max_body: int | None = None  # None: the app's default (eve_build.serve.barrier)
 
 
 def create_worker_app() -> Starlette:
@@ -52,7 +53,8 @@ def create_worker_app() -> Starlette:
         return build_served_app(root, options.address, store=store,
                                 channel_timeout=options.channel_timeout,
                                 extensions=[Path(p) for p in options.extensions],
-                                schedules=options.schedules, approve=options.approve)
+                                schedules=options.schedules, approve=options.approve,
+                                **({"max_body": options.max_body} if options.max_body else {}))
     except BaseException:
         store.close()
         raise

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 CHANNEL_TIMEOUT = 30.0
 """Seconds a channel handler may take before the host answers 500 (`--channel-timeout`)."""
+MAX_BODY = 1024 * 1024
+"""Bytes a request body may hold by default (`--max-body`; eve_build.serve.barrier)."""
 
 
 class RequestBodyError(ValueError):

@@ -18,6 +18,8 @@ from datetime import datetime
 from typing import Protocol
 
 from eve_build.cron import derive_next_runs
+from eve_build.errors import describe_exception
+from eve_build.runtime.redaction import redact_known
 from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.schedules import ScheduleRun
 
@@ -122,9 +124,10 @@ class Scheduler:
         try:
             done = await self._runner(schedule)
         except Exception as exc:  # the runner reports failures; this is a last guard
-            logger.error("schedule `%s` failed: %s: %s", schedule.name, type(exc).__name__, exc)
+            described = redact_known(describe_exception(exc))
+            logger.error("schedule `%s` failed: %s", schedule.name, described)
             self._finish(schedule, due, ScheduleRun(schedule.name, "run", "failed", 0.0,
-                                                    error=f"{type(exc).__name__}: {exc}"))
+                                                    error=described))
             return
         self._finish(schedule, due, done)
         if done.status == "failed":

@@ -27,6 +27,7 @@ from eve_build.cron import derive_next_runs
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import load_agent
+from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.tools import read_timeout_variable
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext
@@ -128,8 +129,9 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
         done = ScheduleRun(schedule.name, mode, "ok", 0.0, turn=str(definition.markdown))
     else:
         context = ToolContext(name=schedule.name, namespace=schedule.item.mount)
-        ran = await run_bound(definition.run, (context,), binding=schedule.binding,
-                              pool=shared_pool(), budget=timeout)
+        with label_task(f"schedule `{schedule.name}`"):
+            ran = await run_bound(definition.run, (context,), binding=schedule.binding,
+                                  pool=shared_pool(), budget=timeout)
         seconds = time.perf_counter() - started
         if ran.ending == "returned":
             done = ScheduleRun(schedule.name, mode, "ok", seconds, value=ran.value)
@@ -139,7 +141,7 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
         else:
             error = ran.error or RuntimeError()
             done = ScheduleRun(schedule.name, mode, "failed", seconds,
-                               error=describe_error(error))
+                               error=agent.redactor.redact(describe_error(error)))
     await _observe(agent, schedule, "end", mode=mode, status=done.status, error=done.error,
                    seconds=round(done.seconds, 6))
     return done

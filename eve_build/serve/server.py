@@ -20,7 +20,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from eve_build.serve.errors import serve_error
-from eve_build.serve.request import CHANNEL_TIMEOUT
+from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -73,7 +73,7 @@ def run_server(
     generations: Host | None = None, lifespans: Sequence[Lifespan] = (),
     access_log: bool = True, extensions: Sequence[Path] = (), approve: bool = False,
     workers: int = 1, schedules: bool = True, clock: Clock | None = None,
-    sleep: Sleep | None = None,
+    sleep: Sleep | None = None, max_body: int = MAX_BODY,
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
@@ -99,7 +99,7 @@ def run_server(
             return Served(url, _serve_workers(
                 root, sock, url, workers, on_ready, host=host, extensions=extensions,
                 channel_timeout=channel_timeout, schedules=schedules, approve=approve,
-                log_level=log_level, access_log=access_log))
+                max_body=max_body, log_level=log_level, access_log=access_log))
         announce = [_announce(url, on_ready)] if on_ready else []
         store = open_served_store(root, environ) if generations is None else None
         try:
@@ -108,7 +108,8 @@ def run_server(
                                    channel_timeout=channel_timeout,
                                    lifespans=[*lifespans, *announce], host=generations,
                                    extensions=extensions, store=store, schedules=schedules,
-                                   sleep=sleep, approve=approve, **timing)
+                                   sleep=sleep, approve=approve, max_body=max_body,
+                                   **timing)
         except BaseException:
             if store is not None:
                 store.close()
@@ -127,12 +128,14 @@ def run_server(
 def _serve_workers(root: Path, sock: socket.socket, url: str, workers: int,
                    on_ready: Callable[[str], None] | None, *, host: str,
                    extensions: Sequence[Path], channel_timeout: float, schedules: bool,
-                   approve: bool = False, **config: Any) -> str | None:
+                   approve: bool = False, max_body: int = MAX_BODY,
+                   **config: Any) -> str | None:
     from eve_build.serve.processes import WorkerOptions, check_servable, run_workers
 
     check_servable(root, list(extensions))
     options = WorkerOptions(str(root.resolve()), host, channel_timeout,
-                            [str(p.resolve()) for p in extensions], schedules, approve)
+                            [str(p.resolve()) for p in extensions], schedules, approve,
+                            max_body)
     if on_ready is not None:  # the socket listens: connections wait for the first worker
         on_ready(url)
     return run_workers(sock, workers, options, timeout_graceful_shutdown=int(GRACEFUL_SECONDS),

@@ -87,14 +87,17 @@ def test_a_body_that_is_not_json_is_a_400_with_the_reason(served_root: Path) -> 
                  "double quotes (line 1, column 2)", "channel": "echo"}
 
 
-@pytest.mark.parametrize(("method", "path", "reason"), [
-    ("POST", "/boom", "the handler raised ValueError: the ledger is closed (at "),
-    ("POST", "/hang", "the handler did not answer within 0.3 s"),
-    ("GET", "/unserializable", "the handler returned a value that is not JSON: Object of type "
-                               "object is not JSON serializable"),
+@pytest.mark.parametrize(("method", "path", "code", "reason"), [
+    ("POST", "/boom", "serve/channel-raised",
+     "the handler raised ValueError: the ledger is closed (at "),
+    ("POST", "/hang", "serve/channel-timeout", "the handler did not answer within 0.3 s"),
+    ("GET", "/unserializable", "serve/channel-result-invalid",
+     "the handler returned a value that is not JSON: Object of type object is not JSON "
+     "serializable"),
 ])
 def test_a_failing_handler_is_a_500_and_a_log_line_and_the_server_goes_on(
-    served_root: Path, caplog: pytest.LogCaptureFixture, method: str, path: str, reason: str,
+    served_root: Path, caplog: pytest.LogCaptureFixture, method: str, path: str, code: str,
+    reason: str,
 ) -> None:
     async def scenario(client: httpx.AsyncClient) -> list[httpx.Response]:
         return [await client.request(method, path), await client.post("/crm/webhook")]
@@ -104,11 +107,11 @@ def test_a_failing_handler_is_a_500_and_a_log_line_and_the_server_goes_on(
     name = path.strip("/")
     assert failed.status_code == 500
     assert failed.json() == {"error": f"the channel `{name}` failed; the server log says why",
-                             "channel": name}
+                             "code": code, "channel": name}
     assert "Traceback" not in failed.text and "ledger" not in failed.text
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1
-    assert lines[0].startswith(f"channel `{name}` ({method} {path}): 500: {reason}")
+    assert lines[0].startswith(f"channel `{name}` ({method} {path}): 500 {code}: {reason}")
     assert after.status_code == 200
 
 

@@ -94,12 +94,12 @@ def test_serve_answers_channels_and_stops_cleanly_on_sigterm(
     code, stderr = running.stop()
     assert code == 0, stderr
     assert "Traceback" not in stderr and "Traceback" not in raising.text
-    assert "ERROR: channel `boom` (POST /boom): 500: the handler raised ValueError: the " \
-           "ledger is closed (at " in stderr
-    assert "ERROR: channel `hang` (POST /hang): 500: the handler did not answer within " \
-           "0.5 s" in stderr
-    assert "ERROR: channel `unserializable` (GET /unserializable): 500: the handler returned " \
-           "a value that is not JSON" in stderr
+    assert "ERROR: channel `boom` (POST /boom): 500 serve/channel-raised: the handler raised " \
+           "ValueError: the ledger is closed (at " in stderr
+    assert "ERROR: channel `hang` (POST /hang): 500 serve/channel-timeout: the handler did " \
+           "not answer within 0.5 s" in stderr
+    assert "ERROR: channel `unserializable` (GET /unserializable): 500 " \
+           "serve/channel-result-invalid: the handler returned a value that is not JSON" in stderr
     assert "WARNING: channel `echo` (POST /echo): 400: the request body is not valid JSON" \
            in stderr
     assert "Application shutdown complete" in stderr
