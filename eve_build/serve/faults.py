@@ -45,7 +45,8 @@ def fault_response(code: str, message: str, status: int = 500, **fields: Any) ->
 def find_response_problem(status: object, headers: Any) -> str | None:
     """Why a response cannot go on the wire (None when it can): a status that is not an
     HTTP one, or a header name or value holding CR, LF or NUL (a response split)."""
-    if type(status) is not int or status not in STATUS_RANGE:
+    # an int, or an IntEnum such as http.HTTPStatus (the MCP SDK answers with those)
+    if not isinstance(status, int) or isinstance(status, bool) or status not in STATUS_RANGE:
         return f"its status {status!r} is not an HTTP status (100-599)"
     for name, value in headers or ():
         for part, what in ((name, "name"), (value, "value")):

@@ -61,3 +61,18 @@ def test_the_library_checks_its_numeric_options(served_root: Path,
     with pytest.raises(SettingError) as caught:
         create_app(served_root, **options)
     assert caught.value.diagnostics[0].code == "setting/value-invalid"
+
+
+@pytest.mark.parametrize(("status", "headers", "sendable"), [
+    (200, [], True),
+    (__import__("http").HTTPStatus.ACCEPTED, [], True),  # an IntEnum, as the MCP SDK sends
+    (999, [], False),
+    (True, [], False),
+    ("200", [], False),
+    (200, [(b"x-ok", b"a\r\nset-cookie: evil")], False),
+])
+def test_a_response_start_is_checked_by_value(status: object, headers: object,
+                                              sendable: bool) -> None:
+    from eve_build.serve.faults import find_response_problem
+
+    assert (find_response_problem(status, headers) is None) is sendable
