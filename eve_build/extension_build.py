@@ -35,6 +35,7 @@ from eve_build.project.pyproject import (
     read_pyproject,
 )
 from eve_build.project.roots import locate_extension_root
+from eve_build.userfile import read_user_bytes
 
 if TYPE_CHECKING:  # the modules that check and generate are imported only when needed:
     # a build whose stamp is current (nothing changed) never loads them
@@ -200,7 +201,7 @@ def _derive_files(
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
     for relative in layout.files:
-        data = sources[relative] if relative in sources else (source / relative).read_bytes()
+        data = sources[relative] if relative in sources else read_user_bytes(source / relative).data
         files[f"{base}/{SOURCE_PACKAGE}/{relative}"] = data
         hashes[relative] = f"sha256:{hashlib.sha256(data).hexdigest()}"
     has_config = checked.config_schema is not None

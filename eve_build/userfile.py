@@ -34,9 +34,10 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
 class UserFileError(OSError):
     """The file is not a regular file, or is larger than the bound."""
 
-    def __init__(self, path: Path, why: str, hint: str = FILE_HINT) -> None:
+    def __init__(self, path: Path, why: str, hint: str = FILE_HINT, *,
+                 too_large: bool = False) -> None:
         super().__init__(errno.EINVAL, why, str(path))
-        self.path, self.why, self.hint = path, why, hint
+        self.path, self.why, self.hint, self.too_large = path, why, hint, too_large
 
     def __str__(self) -> str:
         return f"`{self.path}` {self.why}"
@@ -76,7 +77,8 @@ def read_user_bytes(path: Path, *, what: str = "file",
         os.close(descriptor)
     if size > limit:
         raise UserFileError(path, f"is larger than {_size(limit)}; the {what} is not read",
-                            "a file this large is not a plausible input: check the path")
+                            "a file this large is not a plausible input: check the path",
+                            too_large=True)
     return UserFile(path, b"".join(chunks))
 
 

@@ -27,6 +27,7 @@ from eve_build.consumer.app import App
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.project.roots import has_extension_table
+from eve_build.userfile import read_user_text
 
 DIRECT_URL = "direct_url.json"
 _NOT_EXTENSIONS = frozenset({"__future__", "eve_build", *sys.stdlib_module_names})
@@ -84,7 +85,7 @@ def derive_imported_modules(files: Iterable[Path]) -> set[str]:
     modules: set[str] = set()
     for path in files:
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = ast.parse(read_user_text(path, what="mount file"))
         except (OSError, UnicodeDecodeError, SyntaxError):
             continue  # the compile reports it
         for node in ast.walk(tree):

@@ -30,6 +30,7 @@ from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.discover import discover_source
+from eve_build.userfile import read_user_bytes, read_user_text
 
 PLAN_FORMAT_VERSION = 1
 
@@ -84,7 +85,7 @@ def derive_input_hash(project: ExtensionProject) -> str:
                              for f in sorted(layout.files))]:
         hasher.update(relative.encode() + b"\0")
         try:
-            data = path.read_bytes()
+            data = read_user_bytes(path).data
         except OSError:
             data = b""
         hasher.update(len(data).to_bytes(8, "big") + data)
@@ -106,7 +107,7 @@ def find_dependents(project: ExtensionProject, root: Path, members: list[Path]) 
 
 def _declared(pyproject: Path) -> set[str]:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_text(pyproject, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return set()
     project = data.get("project")
@@ -134,7 +135,7 @@ def _mounted_imports(agent: Path) -> set[str]:
     for file in sorted(agent.rglob("extensions/*.py")) + sorted(
             agent.rglob("extensions/*/extension.py")):
         try:
-            tree = ast.parse(file.read_bytes())
+            tree = ast.parse(read_user_bytes(file, what="mount file").data)
         except (OSError, SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):

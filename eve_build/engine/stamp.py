@@ -37,6 +37,7 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.output.writer import read_file_states
+from eve_build.userfile import read_user_bytes
 
 STAMP_FILE = "build-stamp.json"
 FORMAT = "eve-build-stamp-1"
@@ -63,12 +64,12 @@ def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
     hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
     sources: dict[str, bytes] = {}
     try:
-        hasher.update(pyproject.read_bytes())
+        hasher.update(read_user_bytes(pyproject, what="pyproject").data)
         for relative in _walk_files(source_dir):
-            data = sources[relative] = (source_dir / relative).read_bytes()
+            data = sources[relative] = read_user_bytes(source_dir / relative).data
             hasher.update(f"\0{relative}\0{len(data)}\0".encode())
             hasher.update(data)
-    except OSError:
+    except (OSError, RecursionError):  # a FIFO, a device, a tree too deep: the build says
         return None
     return hasher.hexdigest(), sources
 

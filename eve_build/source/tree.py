@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from eve_build.userfile import describe_special, read_user_bytes, read_user_text
+
 EntryKind = Literal["file", "dir"]
 
 
@@ -25,6 +27,7 @@ class TreeEntry:
     link: str | None = None
     leaves_package: bool = False  # a link whose target lies outside the package
     broken: str | None = None  # why a link cannot be followed: "loop" or "dangling"
+    special: str | None = None  # "a FIFO (named pipe)", "a character device": never read
 
 
 class SourceTree(Protocol):
@@ -77,6 +80,8 @@ class DiskTree:
                 found.append(TreeEntry(item.name, "dir", link, bool(leaves)))
             elif item.is_file() or leaves:  # a dangling link outside still gets reported
                 found.append(TreeEntry(item.name, "file", link, bool(leaves)))
+            else:  # a FIFO, a device, a socket (or a link to one): listed, never read
+                found.append(TreeEntry(item.name, "file", link, special=_special(item)))
         return found
 
     def _package(self) -> Path:
@@ -91,10 +96,17 @@ class DiskTree:
         return self._path(relative).is_dir()
 
     def read_text(self, relative: str) -> str:
-        return self._path(relative).read_text(encoding="utf-8")
+        return read_user_text(self._path(relative), what="source file")
 
     def read_bytes(self, relative: str) -> bytes:
-        return self._path(relative).read_bytes()
+        return read_user_bytes(self._path(relative), what="source file").data
+
+
+def _special(item: os.DirEntry[str]) -> str:
+    try:
+        return describe_special(item.stat().st_mode) or "not a regular file"
+    except OSError:
+        return "not a regular file"
 
 
 def find_broken_link(path: Path) -> str | None:

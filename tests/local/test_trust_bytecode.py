@@ -111,7 +111,7 @@ def test_bytes_other_than_the_checked_ones_are_refused(tmp_path: Path) -> None:
     assert import_source("_eve_probe_late", script, verify=checked,
                          base=tmp_path).VALUE == "approved"
     script.write_text("VALUE = 'swapped after the check'\n")
-    with pytest.raises(UnapprovedSourceError, match="`late.py` is not the file that was "
-                       "approved"):
+    with pytest.raises(UnapprovedSourceError, match=r"`late\.py` is not the file that "
+                       r"was approved"):
         import_source("_eve_probe_late", script, verify=checked, base=tmp_path)
     assert "_eve_probe_late" not in sys.modules
