@@ -25,6 +25,7 @@ from packaging.utils import canonicalize_name
 
 from eve_build._version import __version__
 from eve_build.consumer.freshness import explain_staleness
+from eve_build.consumer.sources import find_mount_files
 from eve_build.consumer.workspace import locate_workspace, try_find_workspace_root
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
@@ -132,8 +133,7 @@ def _agent_folders(root: Path) -> list[Path]:
 def _mounted_imports(agent: Path) -> set[str]:
     """Top-level modules imported by the agent's mount files (any depth, statically)."""
     tops: set[str] = set()
-    for file in sorted(agent.rglob("extensions/*.py")) + sorted(
-            agent.rglob("extensions/*/extension.py")):
+    for file in find_mount_files(agent):
         try:
             tree = ast.parse(read_user_bytes(file, what="mount file").data)
         except (OSError, SyntaxError, ValueError):

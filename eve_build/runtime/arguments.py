@@ -8,7 +8,10 @@ and JSON nested deeper than the parser can follow is an error, not a crash.
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -45,13 +48,16 @@ def read_arguments(text: str, stdin: IO[bytes] | None = None) -> dict[str, Any]:
 def read_bounded(name: str, stdin: IO[bytes] | None = None) -> bytes:
     """At most MAX_ARGUMENT_BYTES from the file `name` (`-`: stdin), else UsageError."""
     shown = "stdin" if name == "-" else f"`{name}`"
+    stream = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
+    if name == "-" and stream is None:
+        raise UsageError("cannot read stdin: it is closed",
+                         "pipe the JSON into the command, or pass `@FILE`")
     try:
         if name == "-":
-            stream = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
-            if stream is None:
-                raise UsageError("cannot read stdin: it is closed",
-                                 "pipe the JSON into the command, or pass `@FILE`")
+            assert stream is not None
             data = stream.read(MAX_ARGUMENT_BYTES + 1)
+            if len(data) > MAX_ARGUMENT_BYTES:
+                _drain_pipe(stream)
         else:
             path = Path(name)
             if path.is_dir():
@@ -70,6 +76,22 @@ def read_bounded(name: str, stdin: IO[bytes] | None = None) -> bytes:
     if len(data) > MAX_ARGUMENT_BYTES:
         raise _too_large(shown)
     return data
+
+
+DRAIN_BYTES = 8 * MAX_ARGUMENT_BYTES
+"""How much more of an over-long piped stdin is read and dropped before the error, so a
+writer a little over the limit sees its pipe read, not a BrokenPipeError."""
+
+
+def _drain_pipe(stream: IO[bytes]) -> None:
+    try:
+        if not stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode):
+            return  # a device (`< /dev/zero`) or a file: nothing is waiting on it
+        left = DRAIN_BYTES
+        while left > 0 and (chunk := stream.read(min(left, 1 << 20))):
+            left -= len(chunk)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return
 
 
 def _too_large(shown: str) -> UsageError:
