@@ -78,10 +78,11 @@ class DiskTree:
                 leaves = not path.resolve().is_relative_to(self._package())
             if item.is_dir():
                 found.append(TreeEntry(item.name, "dir", link, bool(leaves)))
-            elif item.is_file() or leaves:  # a dangling link outside still gets reported
+            elif item.is_file():
                 found.append(TreeEntry(item.name, "file", link, bool(leaves)))
-            else:  # a FIFO, a device, a socket (or a link to one): listed, never read
-                found.append(TreeEntry(item.name, "file", link, special=_special(item)))
+            else:  # a FIFO, a device, a socket (or a link to one, `/dev/zero`): never read
+                found.append(TreeEntry(item.name, "file", link, bool(leaves),
+                                       special=_special(item)))
         return found
 
     def _package(self) -> Path:
