@@ -213,4 +213,6 @@ CODES: dict[str, str] = {
     # special files, signals, trust and the cache (issue 23 round two)
     "source/special-file": "A FIFO, device or socket (or a link to one) where eve-build "
         "reads files: it is never read.",
+    "engine/cache-folder-foreign": "The build cache folder (EVE_CACHE_DIR) holds files the "
+        "cache did not write: the build runs without the cache and changes nothing there.",
 }

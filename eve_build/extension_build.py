@@ -9,7 +9,7 @@ DiagnosticsError lists them all and the previous output is left as it was.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.budget import read_import_timeout
 from eve_build.engine.cache import derive_environment_digest, locate_cache_dir
+from eve_build.engine.cache_folder import claim_cache_folder
 from eve_build.engine.stamp import (
     Stamp,
     derive_build_fingerprint,
@@ -105,6 +106,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     if found:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
     cache_dir = locate_cache_dir(project.output_dir)
+    foreign = claim_cache_folder(cache_dir) if write and use_cache and not escape else None
+    use_cache = use_cache and foreign is None  # never read, write or delete in another's
     fingerprint, sources = None, {}
     environment = derive_environment_digest(project.dependencies)
     if write and use_cache and not escape:
@@ -123,6 +126,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
                                      result.warnings))
+    if foreign is not None:
+        result = replace(result, warnings=(foreign, *result.warnings))
     return result
 
 
