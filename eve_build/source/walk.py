@@ -116,10 +116,14 @@ def derive_broken_link(walk: Walk, node: Node) -> Diagnostic:
 
 
 def derive_special_file(walk: Walk, node: Node) -> Diagnostic:
-    shown = walk.shown(node.path)
-    via = f" (a symlink to `{node.entry.link}`)" if node.entry.link else ""
+    return describe_special_entry(walk.shown(node.path), node.entry)
+
+
+def describe_special_entry(shown: str, entry: TreeEntry) -> Diagnostic:
+    """`source/special-file` for an entry that is a FIFO, a device or a socket."""
+    via = f" (a symlink to `{entry.link}`)" if entry.link else ""
     return error("source/special-file", shown,
-                 f"`{shown}`{via} is {node.entry.special}, not a regular file; eve-build "
+                 f"`{shown}`{via} is {entry.special}, not a regular file; eve-build "
                  "does not read it (it could block or never end)", FILE_HINT)
 
 
