@@ -299,4 +299,9 @@ CODES: dict[str, str] = {
     "serve/internal-error": "A route failed outside any channel handler: 500, one log line.",
     "setting/value-invalid": "A numeric setting (an environment variable or an option) is "
         "not a number in its range.",
+    # special files, signals, trust and the cache (issue 23 round two)
+    "source/special-file": "A FIFO, device or socket (or a link to one) where eve-build "
+        "reads files: it is never read.",
+    "engine/cache-folder-foreign": "The build cache folder (EVE_CACHE_DIR) holds files the "
+        "cache did not write: the build runs without the cache and changes nothing there.",
 }
