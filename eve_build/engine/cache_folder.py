@@ -60,6 +60,11 @@ def is_old_entry(name: str) -> bool:
     return OLD_ENTRY.fullmatch(name) is not None
 
 
+def is_cache_folder(folder: Path) -> bool:
+    """Whether `folder` carries the cache's tag: only then may eve-build delete in it."""
+    return _is_tagged(folder)
+
+
 def _is_tagged(folder: Path) -> bool:
     try:
         data = read_user_bytes(folder / TAG_FILE, what="cache tag", limit=4096).data

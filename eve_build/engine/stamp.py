@@ -165,6 +165,10 @@ def find_changed_content(output: Path, digests: dict[str, str]) -> list[str]:
 def discard_stamp(cache_dir: Path) -> None:
     """Forget the last build's stamp: a check found its output or sources not as it
     recorded, so the next build runs in full."""
+    from eve_build.engine.cache_folder import is_cache_folder
+
+    if not is_cache_folder(cache_dir):  # a folder of the user's: nothing there is ours
+        return
     with contextlib.suppress(OSError):
         (cache_dir / STAMP_FILE).unlink()
 

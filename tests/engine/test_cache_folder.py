@@ -108,3 +108,13 @@ def test_other_folders_are_not_claimed(tmp_path: Path, make: str) -> None:
         (folder / "cache.sqlite3").symlink_to(tmp_path / "elsewhere.db")
     problem = claim_cache_folder(folder)
     assert problem is not None and problem.code == "engine/cache-folder-foreign"
+
+
+def test_discarding_a_stamp_deletes_nothing_in_a_folder_of_the_users(tmp_path: Path) -> None:
+    from eve_build.engine.stamp import STAMP_FILE, discard_stamp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / STAMP_FILE).write_text("the user's own file\n")
+    discard_stamp(data)
+    assert (data / STAMP_FILE).read_text() == "the user's own file\n"
