@@ -76,38 +76,45 @@ def test_an_unknown_subagent_is_a_clear_error(prompt_root: Path) -> None:
         "  hint: the agent has no subagents"]
 
 
-def test_local_guidelines_and_tools_join_the_prompt(prompt_root: Path, tmp_path: Path) -> None:
+SCRIPT = """\
+from pydantic import BaseModel
+from eve_build.sdk import Spec, define_tool
+
+
+class Input(BaseModel):
+    text: str
+
+
+def setup(ctx):
+    tool = define_tool(description='{description}', input=Input,
+                       execute=lambda input, tool_ctx: input.text[:10]{extra})
+    return Spec(tools={{'shorten': tool}}, guidelines={guidelines})
+"""
+
+
+def _prompt_with(root: Path, tmp_path: Path, **parts: str) -> str:
     script = tmp_path / "style.py"
-    script.write_text(
-        "from pydantic import BaseModel\n"
-        "from eve_build.sdk import Spec, define_tool\n\n\n"
-        "class Input(BaseModel):\n    text: str\n\n\n"
-        "def setup(ctx):\n"
-        "    tool = define_tool(description='Shorten a text.', input=Input,\n"
-        "                       execute=lambda input, tool_ctx: input.text[:10])\n"
-        "    return Spec(tools={'shorten': tool}, guidelines=['Be brief.', 'Cite ids.'])\n")
-    result = CliRunner().invoke(cli, ["prompt", "--path", str(prompt_root), "-e", str(script)])
+    script.write_text(SCRIPT.format(**{"extra": "", **parts}))
+    result = CliRunner().invoke(cli, ["prompt", "--path", str(root), "-e", str(script)])
     assert result.exit_code == 0, result.output
-    assert "Guidelines:\n- Be brief.\n- Cite ids.\n\nTools:\n" in result.stdout
-    assert "- shorten: Shorten a text.\n" in result.stdout
+    return result.stdout
+
+
+def test_local_guidelines_and_tools_join_the_prompt(prompt_root: Path, tmp_path: Path) -> None:
+    text = _prompt_with(prompt_root, tmp_path, description="Shorten a text.",
+                        guidelines="['Be brief.', 'Cite ids.']")
+    assert "Guidelines:\n- Be brief.\n- Cite ids.\n\nTools:\n" in text
+    assert "- shorten: Shorten a text.\n" in text
 
 
 def test_a_tools_prompt_snippet_and_guidelines_show_in_the_prompt(
     prompt_root: Path, tmp_path: Path
 ) -> None:
-    script = tmp_path / "style.py"
-    script.write_text(
-        "from pydantic import BaseModel\n"
-        "from eve_build.sdk import Spec, define_tool\n\n\n"
-        "class Input(BaseModel):\n    text: str\n\n\n"
-        "def setup(ctx):\n"
-        "    tool = define_tool(description='Shorten a text to ten characters.', input=Input,\n"
-        "                       execute=lambda input, tool_ctx: input.text[:10],\n"
-        "                       prompt_snippet='shorten long quotes before citing them',\n"
-        "                       prompt_guidelines=['Shorten every quote.', 'Be brief.'])\n"
-        "    return Spec(tools={'shorten': tool}, guidelines=['Be brief.'])\n")
-    result = CliRunner().invoke(cli, ["prompt", "--path", str(prompt_root), "-e", str(script)])
-    assert result.exit_code == 0, result.output
-    assert "Guidelines:\n- Be brief.\n- Shorten every quote.\n\nTools:\n" in result.stdout
-    assert "- shorten: shorten long quotes before citing them\n" in result.stdout
-    assert "ten characters" not in result.stdout
+    text = _prompt_with(prompt_root, tmp_path, description="Shorten a text to ten characters.",
+                        guidelines="['Be brief.']", extra=(
+                            ",\n                       prompt_snippet='shorten long quotes "
+                            "before citing them',\n                       prompt_guidelines="
+                            "['Shorten every quote.', 'Be brief.']"))
+    assert "Guidelines:\n- Be brief.\n- Shorten every quote.\n\nTools:\n" in text
+    assert "- shorten: shorten long quotes before citing them\n" in text
+    assert "ten characters" not in text
