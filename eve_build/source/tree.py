@@ -92,12 +92,14 @@ class DiskTree:
                 leaves = not path.resolve().is_relative_to(self._package())
             if item.is_dir():
                 found.append(TreeEntry(item.name, "dir", link, bool(leaves)))
-            elif leaves:  # a dangling link outside still gets reported
+            elif item.is_file():  # a file reached through a link out of the package leaves
+                found.append(TreeEntry(item.name, "file", link, bool(leaves),
+                                       hard_link=None if leaves else _hard_link(item)))
+            elif leaves and not os.path.exists(item.path):  # dangling outside: reported
                 found.append(TreeEntry(item.name, "file", link, True))
-            elif item.is_file():
-                found.append(TreeEntry(item.name, "file", link, hard_link=_hard_link(item)))
             else:  # a FIFO, a device, a socket (or a link to one, `/dev/zero`): never read
-                found.append(TreeEntry(item.name, "file", link, False, special=_special(item)))
+                found.append(TreeEntry(item.name, "file", link, bool(leaves),
+                                       special=_special(item)))
         return found
 
     def _package(self) -> Path:
