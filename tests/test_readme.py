@@ -19,7 +19,7 @@ def test_readme_opens_with_two_commands() -> None:
     assert "eve build --path fixtures/demo" in first
     assert "pip install -q -e '.[agent]'" in first
     assert first.endswith("eve run 'find ada' --model test --path fixtures/demo")
-    assert second.endswith("python -m pytest -q")
+    assert second.endswith("python -m pytest -q -n auto")  # pytest-xdist: every core
 
 
 def test_ci_runs_the_readme_test_command() -> None:
