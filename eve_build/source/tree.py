@@ -95,7 +95,7 @@ class DiskTree:
             elif item.is_file():  # a file reached through a link out of the package leaves
                 found.append(TreeEntry(item.name, "file", link, bool(leaves),
                                        hard_link=None if leaves else _hard_link(item)))
-            elif leaves and not os.path.exists(item.path):  # dangling outside: reported
+            elif leaves and not Path(item.path).exists():  # dangling outside: reported
                 found.append(TreeEntry(item.name, "file", link, True))
             else:  # a FIFO, a device, a socket (or a link to one, `/dev/zero`): never read
                 found.append(TreeEntry(item.name, "file", link, bool(leaves),
