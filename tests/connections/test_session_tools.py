@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +14,8 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from eve_build.runtime import load_agent
 from eve_build.session.engine import Session, SessionOptions
+from tests.connections.conftest import TOKEN
+from tests.session.engine.fake_openai import run_fake
 
 
 def test_the_model_calls_a_connection_tool_through_the_hooks(
@@ -40,3 +46,29 @@ def test_the_model_calls_a_connection_tool_through_the_hooks(
     assert calls["remote__add"]["result"] == {"total": 42}  # the server's structuredContent
     assert calls["remote__echo"]["status"] == "blocked"  # the hook of the mount `gate`
     assert result.reply == "done"
+
+
+def test_eve_run_calls_a_connection_tool_over_a_real_model_endpoint(
+    connected_app: Path, connected_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`eve run` in a subprocess, the model a chat-completions server on 127.0.0.1 that
+    asks for `remote__add`, served by an SDK MCP server the agent's connection names."""
+    with run_fake() as (url, script):
+        script.steps = [{"tools": [{"name": "remote__add", "arguments": {"a": 20, "b": 22}}]},
+                        {"text": "It is 42."}]
+        env = {**os.environ, **connected_env, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test",
+               "EVE_MODEL_RETRIES": "0", "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+        done = subprocess.run([sys.executable, "-m", "eve_build", "run", "add 20 and 22",
+                               "--model", "openai-chat:scripted", "--json",
+                               "--path", str(connected_app)],
+                              env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        offered = {tool["function"]["name"] for tool in script.requests[0]["tools"]}
+
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["reply"].strip() == "It is 42."
+    assert data["toolCalls"] == [{"name": "remote__add", "arguments": {"a": 20, "b": 22},
+                                  "status": "ok", "result": {"total": 42}}]
+    assert {"remote__add", "crm__api__add"} <= offered
+    assert TOKEN not in done.stdout + done.stderr  # the bearer header stays out of output
