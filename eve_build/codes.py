@@ -233,4 +233,9 @@ CODES: dict[str, str] = {
     # models: field-level problems of config, input and output models (issue 14)
     "model/name-undefined": "A field type of a model names something that is not defined.",
     "model/default-invalid": "A field's default does not validate against the field's own type.",
+    # special files, signals, trust and the cache (issue 23 round two)
+    "source/special-file": "A FIFO, device or socket (or a link to one) where eve-build "
+        "reads files: it is never read.",
+    "engine/cache-folder-foreign": "The build cache folder (EVE_CACHE_DIR) holds files the "
+        "cache did not write: the build runs without the cache and changes nothing there.",
 }

@@ -9,7 +9,7 @@ DiagnosticsError lists them all and the previous output is left as it was.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.budget import read_import_timeout
 from eve_build.engine.cache import derive_environment_digest, locate_cache_dir
+from eve_build.engine.cache_folder import claim_cache_folder
 from eve_build.engine.stamp import (
     Stamp,
     derive_build_fingerprint,
@@ -40,6 +41,7 @@ from eve_build.project.pyproject import (
     read_pyproject,
 )
 from eve_build.project.roots import locate_extension_root
+from eve_build.userfile import read_user_bytes
 
 if TYPE_CHECKING:  # the modules that check and generate are imported only when needed:
     # a build whose stamp is current (nothing changed) never loads them
@@ -113,6 +115,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     if found:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", found)
     cache_dir = locate_cache_dir(project.output_dir)
+    foreign = claim_cache_folder(cache_dir) if write and use_cache and not escape else None
+    use_cache = use_cache and foreign is None  # never read, write or delete in another's
     fingerprint, sources = None, {}
     environment = derive_environment_digest(project.dependencies)
     if write and use_cache and not escape:
@@ -132,6 +136,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
                                      result.warnings, result.digests))
+    if foreign is not None:
+        result = replace(result, warnings=(foreign, *result.warnings))
     return result
 
 
@@ -212,7 +218,7 @@ def _derive_files(
     files: dict[str, bytes] = {}
     hashes: dict[str, str] = {}
     for relative in layout.files:
-        data = sources[relative] if relative in sources else (source / relative).read_bytes()
+        data = sources[relative] if relative in sources else read_user_bytes(source / relative).data
         files[f"{base}/{SOURCE_PACKAGE}/{relative}"] = data
         hashes[relative] = f"sha256:{hashlib.sha256(data).hexdigest()}"
     has_config = checked.config_schema is not None

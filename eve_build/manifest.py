@@ -17,6 +17,7 @@ from eve_build.capabilities import MANIFEST_FILENAME as MANIFEST_FILENAME
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE_DIR
 from eve_build.output.json_text import derive_json_text
+from eve_build.userfile import read_user_text
 
 
 class _Strict(BaseModel):
@@ -93,7 +94,7 @@ def parse_manifest(text: str) -> Manifest:
 
 def read_manifest(path: Path) -> Manifest:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, what="manifest")
     except FileNotFoundError as exc:
         raise ManifestError(f"there is no compatibility manifest at `{path}`", _REBUILD) from exc
     except (OSError, UnicodeDecodeError) as exc:

@@ -34,6 +34,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.slots import MOUNTS_DIRECTORY
+from eve_build.userfile import read_user_text
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
         raise _fail("add/namespace-taken", shown, f"the namespace `{namespace}` is taken: "
                     f"`{shown}` (or its directory mount) already exists",
                     "pick another with `--as NS`; nothing was changed")
-    before = pyproject.read_text(encoding="utf-8")
+    before = read_user_text(pyproject, what="pyproject")
     try:
         after = derive_pyproject_text(before, candidate.requirement,
                                       uv_source=candidate.uv_source)

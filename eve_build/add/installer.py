@@ -18,6 +18,7 @@ from pathlib import Path
 
 from eve_build.consumer.workspace import try_find_workspace_root
 from eve_build.project.pyproject import PYPROJECT
+from eve_build.userfile import read_user_text
 
 Runner = Callable[[Sequence[str], Path], subprocess.CompletedProcess[str]]
 INSTALL_TIMEOUT = 600.0
@@ -69,6 +70,6 @@ def run_command(argv: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[s
 
 def _text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path, what="pyproject")
     except OSError:
         return ""

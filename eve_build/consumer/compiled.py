@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eve_build.userfile import read_user_text
+
 COMPILED_FORMAT_VERSION = 1
 AGENT_PACKAGE = "eve_agent"
 COMPILED_PATH = ".eve/compile/compiled-agent.json"
@@ -132,5 +134,5 @@ def serialize_compiled(agent: CompiledAgent) -> str:
 
 def read_compiled(app_root: Path) -> CompiledAgent:
     """Parse `.eve/compile/compiled-agent.json` (raises FileNotFoundError, ValidationError)."""
-    text = (app_root / COMPILED_PATH).read_text(encoding="utf-8")
+    text = read_user_text(app_root / COMPILED_PATH, what="compiled agent")
     return CompiledAgent.model_validate_json(text)

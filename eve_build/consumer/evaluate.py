@@ -71,7 +71,7 @@ def _evaluate(mount: LocatedMount, parent: EvaluatedMount | None
         if callable(value) and not isinstance(value, Mount):
             try:
                 value = value()
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # exit included: a mount failure
                 return None, [error(
                     "mount/definition-wrong-kind", site.shown,
                     f"`mount` in `{site.shown}` is callable, but calling it with no arguments "

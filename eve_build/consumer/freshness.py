@@ -17,6 +17,7 @@ from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, re
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.discover import discover_source
+from eve_build.userfile import read_user_bytes
 
 GENERATED_FILES = ("__init__.py", "__init__.pyi", "tools/__init__.py", "tools/__init__.pyi",
                    "py.typed")
@@ -95,6 +96,6 @@ def is_up_to_date(project: ExtensionProject) -> bool:
 
 def _hash(path: Path) -> str:
     try:
-        return f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+        return f"sha256:{hashlib.sha256(read_user_bytes(path).data).hexdigest()}"
     except OSError:
         return ""

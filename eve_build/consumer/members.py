@@ -21,6 +21,7 @@ from typing import Literal
 
 from eve_build.consumer.freshness import is_up_to_date
 from eve_build.diagnostics import Diagnostic, Severity, error
+from eve_build.engine import lifeline
 from eve_build.engine.cache import locate_cache_dir
 from eve_build.engine.stamp import discard_stamp
 from eve_build.errors import DiagnosticsError, EveBuildError
@@ -129,7 +130,7 @@ def _build_all(roots: list[Path], use_cache: bool = True
     if len(roots) <= 1:
         return [build_member(root, use_cache=use_cache) for root in roots]
     workers = min(len(roots), os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with lifeline.dying_together(), ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda root: _build_in_process(root, use_cache), roots))
 
 
@@ -143,13 +144,19 @@ def _build_in_process(root: Path, use_cache: bool = True
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryDirectory(prefix="eve-member-") as folder:
         result = Path(folder) / "result.json"
-        flags = [] if use_cache else ["--no-cache"]
-        done = subprocess.run([sys.executable, "-m", __name__, str(root), str(result), *flags],
-                              capture_output=True, text=True, env=env, check=False)
+        flags = [f"--parent={os.getpid()}"] + ([] if use_cache else ["--no-cache"])
+        with subprocess.Popen([sys.executable, "-m", __name__, str(root), str(result), *flags],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) as process:
+            lifeline.track(process.pid)  # killed with this process, on any signal
+            try:
+                _, stderr = process.communicate()
+            finally:
+                lifeline.untrack(process.pid)
         try:
             data = json.loads(result.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            last = (stderr.strip().splitlines() or ["no output"])[-1]
             return [], f"the build process failed ({last})"
     problems = [Diagnostic(file=d["file"], line=d["line"], code=d["code"], message=d["message"],
                            hint=d["hint"], severity=Severity(d["severity"]))
@@ -188,6 +195,10 @@ def _failed(root: Path, name: str, app_root: Path, problems: list[Diagnostic],
 
 def _main(argv: list[str]) -> int:
     """Worker entry point: build `argv[0]`, write the outcome as JSON to `argv[1]`."""
+    parent = next((int(a.split("=", 1)[1]) for a in argv[2:] if a.startswith("--parent=")),
+                  None)
+    if parent is not None:
+        lifeline.bind_to_parent(parent)  # ends with `eve build`, and its workers with it
     problems, message = build_member(Path(argv[0]), use_cache="--no-cache" not in argv[2:])
     data = {"message": message, "diagnostics": [d.to_json() for d in problems]}
     Path(argv[1]).write_text(json.dumps(data), encoding="utf-8")

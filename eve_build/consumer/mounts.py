@@ -24,6 +24,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import Namespace, derive_namespace, find_segment_problems
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.source.layout import AgentTree
+from eve_build.userfile import read_user_text
 
 MAX_NESTING = 8
 _NOT_EXTENSIONS = frozenset({"__future__", "eve_build", *sys.stdlib_module_names})
@@ -162,7 +163,7 @@ def _collect(candidates: list[MountSite], tree_path: str,
 def parse_mount_file(site: MountSite) -> tuple[MountSource | None, list[Diagnostic]]:
     """Read which modules the mount file imports and where it binds `mount` (no import)."""
     try:
-        tree = ast.parse(site.file.read_text(encoding="utf-8"), filename=str(site.file))
+        tree = ast.parse(read_user_text(site.file, what="mount file"), filename=str(site.file))
     except SyntaxError as exc:
         return None, [error("load/syntax-error", site.shown, f"invalid syntax: {exc.msg}",
                             "fix the syntax error on this line", line=exc.lineno)]

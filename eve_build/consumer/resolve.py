@@ -25,6 +25,7 @@ from eve_build.consumer.compiled import (
 )
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import Namespace, derive_qualified
+from eve_build.userfile import read_user_text
 
 ITEM_SLOTS = tuple(s for s in slots.SLOTS if s.layout != "subagents")
 _NOT_DETAILS = frozenset({"name", "file", "identity"})
@@ -109,7 +110,7 @@ def derive_items(record: dict[str, Any], origin: Origin, *,
 def read_instructions(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
     """The text of a markdown instructions file, or why it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8"), []
+        return read_user_text(path, what="instructions"), []
     except UnicodeDecodeError as exc:
         reason = f"it is not UTF-8 text (byte {exc.start + 1} cannot be decoded)"
         hint = f"save `{shown}` as UTF-8"

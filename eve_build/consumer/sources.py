@@ -15,8 +15,10 @@ extension's subagents, so a nested mount's package is built too.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.metadata
 import json
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +29,7 @@ from eve_build.consumer.app import App
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.project.roots import has_extension_table
+from eve_build.userfile import read_user_text
 
 DIRECT_URL = "direct_url.json"
 _NOT_EXTENSIONS = frozenset({"__future__", "eve_build", *sys.stdlib_module_names})
@@ -72,11 +75,46 @@ def find_nested_mount_files(package_dir: Path) -> list[Path]:
 
 
 def _mount_files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    found = [*folder.rglob(f"{slots.MOUNTS_DIRECTORY}/*.py"),
-             *folder.rglob(f"{slots.MOUNTS_DIRECTORY}/*/{slots.EXTENSION_MODULE}")]
-    return sorted(p for p in found if "__pycache__" not in p.parts)
+    return find_mount_files(folder)
+
+
+MAX_MOUNT_DEPTH = 100
+"""How deep mount files are looked for (discovery's own bound: a deeper tree is its error)."""
+
+
+def find_mount_files(folder: Path) -> list[Path]:
+    """`extensions/*.py` and `extensions/*/extension.py` at any depth under `folder`,
+    sorted; folder links are not followed. Iterative and bounded, so a tree nested
+    thousands of folders deep is no RecursionError (discovery reports it)."""
+    found: list[Path] = []
+    pending = [(folder, 0)]
+    while pending:
+        directory, depth = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                folders = [Path(e.path) for e in listing
+                           if e.name != "__pycache__" and e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for child in folders:
+            if child.name == slots.MOUNTS_DIRECTORY:
+                found += _mounts_in(child)
+            if depth < MAX_MOUNT_DEPTH:
+                pending.append((child, depth + 1))
+    return sorted(found)
+
+
+def _mounts_in(folder: Path) -> list[Path]:
+    mounts: list[Path] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as listing:
+        for entry in listing:
+            if entry.name.endswith(".py"):
+                mounts.append(Path(entry.path))
+            elif entry.name != "__pycache__" and entry.is_dir():
+                module = Path(entry.path) / slots.EXTENSION_MODULE
+                if module.exists() or module.is_symlink():
+                    mounts.append(module)
+    return mounts
 
 
 def derive_imported_modules(files: Iterable[Path]) -> set[str]:
@@ -84,7 +122,7 @@ def derive_imported_modules(files: Iterable[Path]) -> set[str]:
     modules: set[str] = set()
     for path in files:
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+            tree = ast.parse(read_user_text(path, what="mount file"))
         except (OSError, UnicodeDecodeError, SyntaxError):
             continue  # the compile reports it
         for node in ast.walk(tree):

@@ -22,6 +22,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
 from eve_build.project.pyproject import PYPROJECT
+from eve_build.userfile import read_user_bytes
 
 HASH_PREFIX = "sha256:"
 
@@ -29,7 +30,7 @@ HASH_PREFIX = "sha256:"
 def derive_manifest_hash(package_dir: Path) -> str:
     """`sha256:<hex>` of the package's `_manifest.json` bytes ("" when unreadable)."""
     try:
-        data = derive_manifest_path(package_dir).read_bytes()
+        data = read_user_bytes(derive_manifest_path(package_dir), what="manifest").data
     except OSError:
         return ""
     return HASH_PREFIX + hashlib.sha256(data).hexdigest()

@@ -20,6 +20,7 @@ from typing import Any
 from eve_build.consumer.app import derive_shown
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.project.pyproject import PYPROJECT
+from eve_build.userfile import read_user_text
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Workspace:
 
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_user_text(path, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
 

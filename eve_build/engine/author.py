@@ -27,6 +27,7 @@ from eve_build.load.routes import find_duplicate_routes
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.layout import AgentTree, SourceLayout
+from eve_build.userfile import read_user_bytes
 
 MODULES_PER_WORKER = 40
 """Below twice this, one worker: forking more would cost more than it saves."""
@@ -156,7 +157,7 @@ def run_batches(base: Job, batches: list[list[tuple[str, str, str]]], budget: fl
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_user_bytes(path).data
     except OSError:
         return b""
 

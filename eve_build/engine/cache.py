@@ -25,6 +25,7 @@ from packaging.utils import canonicalize_name
 
 from eve_build._version import __version__
 from eve_build.engine.cache_store import BuildCache as BuildCache
+from eve_build.userfile import read_user_bytes
 
 ENV_CACHE_DIR = "EVE_CACHE_DIR"
 CACHE_FOLDER = ".eve-cache"
@@ -105,7 +106,7 @@ def _site_folders() -> list[str]:
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_user_bytes(path).data
     except OSError:
         return b""
 

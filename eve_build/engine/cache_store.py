@@ -17,6 +17,8 @@ whichever build wrote it, since keys are content addresses). A folder that canno
 written is skipped: the build goes on without a cache. Entries are kept under
 MAX_BYTES by dropping the least recently written or read. The files of the previous
 layout (one `<2 hex>/<key>.json` per entry) are removed when the database is created.
+The folder must be the cache's own (engine.cache_folder, checked by the build before
+any use): nothing is deleted anywhere else, and only names the cache writes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from eve_build.engine.cache_folder import is_old_entry
 
 DATABASE = "cache.sqlite3"
 MAX_BYTES = 200 * 1024 * 1024
@@ -189,10 +193,11 @@ def _touch(db: sqlite3.Connection, keys: list[str], now: float) -> None:
 def _remove_file_entries(folder: Path) -> None:
     """The entries of FORMAT 2, one JSON file per key under a folder named for its first
     two hex digits, and their temporary files."""
-    for sub in folder.glob("[0-9a-f][0-9a-f]"):
+    for sub in folder.glob("[0-9a-f][0-9a-f]"):  # in a folder engine.cache_folder claimed
         for stray in [*sub.glob("*.json"), *sub.glob(".entry-*.tmp")]:
-            with contextlib.suppress(OSError):
-                stray.unlink()
+            if is_old_entry(stray.name) and not stray.is_symlink():  # only its own names
+                with contextlib.suppress(OSError):
+                    stray.unlink()
         with contextlib.suppress(OSError):
             sub.rmdir()
 

@@ -25,11 +25,13 @@ from packaging.utils import canonicalize_name
 
 from eve_build._version import __version__
 from eve_build.consumer.freshness import explain_staleness
+from eve_build.consumer.sources import find_mount_files
 from eve_build.consumer.workspace import locate_workspace, try_find_workspace_root
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.discover import discover_source
+from eve_build.userfile import read_user_bytes, read_user_text
 
 PLAN_FORMAT_VERSION = 1
 
@@ -84,7 +86,7 @@ def derive_input_hash(project: ExtensionProject) -> str:
                              for f in sorted(layout.files))]:
         hasher.update(relative.encode() + b"\0")
         try:
-            data = path.read_bytes()
+            data = read_user_bytes(path).data
         except OSError:
             data = b""
         hasher.update(len(data).to_bytes(8, "big") + data)
@@ -106,7 +108,7 @@ def find_dependents(project: ExtensionProject, root: Path, members: list[Path]) 
 
 def _declared(pyproject: Path) -> set[str]:
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_text(pyproject, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return set()
     project = data.get("project")
@@ -131,10 +133,9 @@ def _agent_folders(root: Path) -> list[Path]:
 def _mounted_imports(agent: Path) -> set[str]:
     """Top-level modules imported by the agent's mount files (any depth, statically)."""
     tops: set[str] = set()
-    for file in sorted(agent.rglob("extensions/*.py")) + sorted(
-            agent.rglob("extensions/*/extension.py")):
+    for file in find_mount_files(agent):
         try:
-            tree = ast.parse(file.read_bytes())
+            tree = ast.parse(read_user_bytes(file, what="mount file").data)
         except (OSError, SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):

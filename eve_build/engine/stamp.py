@@ -44,6 +44,7 @@ from typing import Any
 from eve_build.diagnostics import Diagnostic
 from eve_build.engine.stamp_sources import read_source_files
 from eve_build.output.writer import read_file_states
+from eve_build.userfile import read_user_bytes
 
 STAMP_FILE = "build-stamp.json"
 FORMAT = "eve-build-stamp-2"
@@ -76,8 +77,8 @@ def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
     engine.cache's environment digest."""
     hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
     try:
-        hasher.update(pyproject.read_bytes())
-    except OSError:
+        hasher.update(read_user_bytes(pyproject, what="pyproject").data)
+    except OSError:  # a FIFO, a device, a link that loops: the full build says what
         return None
     found = read_source_files(source_dir, package_root or pyproject.parent)
     if found is None:
@@ -102,14 +103,26 @@ def derive_toolchain_stamp() -> str:
     return hasher.hexdigest()
 
 
-def _walk_files(folder: Path) -> list[str]:
-    """Every file under `folder` (POSIX paths, sorted), without bytecode caches."""
+def _walk_files(folder: Path, links: list[str] | None = None) -> list[str]:
+    """Every file under `folder` (POSIX paths, sorted), without bytecode caches. Folder
+    links are not followed; with `links`, each is listed there as `path -> target`, so
+    adding, removing or re-pointing one changes the fingerprint. Iterative: a tree
+    thousands of folders deep is walked, not a RecursionError."""
     found: list[str] = []
-    for directory, subdirs, names in os.walk(folder):
-        subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
-        base = Path(directory).relative_to(folder).as_posix()
-        prefix = "" if base == "." else f"{base}/"
-        found += (f"{prefix}{name}" for name in names if not name.endswith(".pyc"))
+    pending = [""]
+    while pending:
+        base = pending.pop()
+        with os.scandir(folder / base if base else folder) as listing:
+            for item in listing:
+                relative = f"{base}/{item.name}" if base else item.name
+                if not item.is_dir():  # a file, a link to one, a broken link, a FIFO
+                    if not item.name.endswith(".pyc"):
+                        found.append(relative)
+                elif item.is_symlink():
+                    if links is not None:
+                        links.append(f"{relative} -> {Path(item.path).readlink()}")
+                elif item.name not in _SKIPPED_DIRS:
+                    pending.append(relative)
     return sorted(found)
 
 

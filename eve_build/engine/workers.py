@@ -10,7 +10,8 @@ delivered one by one (`progress.deliver`) before it failed are kept; one that di
 crash, `os._exit`) is noticed at once. Either becomes a diagnostic naming the module
 in progress, and the other workers carry on. In a worker, stdout is redirected to
 stderr (user code that prints cannot corrupt machine-readable output) and Ctrl-C is
-left to the parent, so a KeyboardInterrupt there was raised by user code.
+left to the parent, so a KeyboardInterrupt there was raised by user code. Workers die
+with their parent, whatever signal ends it (eve_build.engine.lifeline).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine import progress
+from eve_build.engine import lifeline, progress
 
 Target = Callable[[Any], Any]
 
@@ -59,9 +60,12 @@ def _context() -> Any:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _worker_main(channel: Connection, target: Target, payload: Any) -> None:
+def _worker_main(channel: Connection, target: Target, payload: Any, parent: int) -> None:
     """The worker's entry point: run the job, send the result, end at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for number in (signal.SIGTERM, signal.SIGHUP):  # the parent's handlers are not ours
+        signal.signal(number, signal.SIG_DFL)
+    lifeline.bind_to_parent(parent)
     sys.stdout.flush()
     os.dup2(2, 1)  # user code that prints writes to stderr, never into our output
     progress.install(channel)
@@ -84,22 +88,28 @@ def run_jobs(target: Target, payloads: list[Any], *, budget: float) -> list[Outc
     context = _context()
     sys.stdout.flush()
     sys.stderr.flush()
+    lifeline.prepare()
     running: list[_Running] = []
-    try:
-        for payload in payloads:
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_worker_main, args=(send, target, payload),
-                                      daemon=True)
-            process.start()
-            send.close()
-            running.append(_Running(process, receive, time.monotonic() + budget))
-        _watch(running, budget)
-    finally:
-        for worker in running:
-            if worker.process.is_alive():
-                worker.process.kill()
-            worker.process.join(timeout=5)
-            worker.channel.close()
+    with lifeline.dying_together():
+        try:
+            for payload in payloads:
+                lifeline.check_stopping()
+                receive, send = context.Pipe(duplex=False)
+                process = context.Process(target=_worker_main,
+                                          args=(send, target, payload, os.getpid()),
+                                          daemon=True)
+                process.start()
+                send.close()
+                running.append(_Running(process, receive, time.monotonic() + budget))
+                lifeline.track(process.pid or 0)
+            _watch(running, budget)
+        finally:
+            for worker in running:
+                if worker.process.is_alive():
+                    worker.process.kill()
+                worker.process.join(timeout=5)
+                worker.channel.close()
+                lifeline.untrack(worker.process.pid or 0)
     outcomes = [worker.outcome or Outcome() for worker in running]
     for worker, outcome in zip(running, outcomes, strict=True):
         outcome.partial = worker.partial

@@ -21,6 +21,7 @@ from pathlib import Path
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import progress
 from eve_build.load.signatures import find_unknown_argument
+from eve_build.userfile import read_user_text
 
 
 @dataclass
@@ -132,7 +133,7 @@ def find_assignment_line(module: types.ModuleType, name: str) -> int | None:
     if not file:
         return None
     try:
-        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+        tree = ast.parse(read_user_text(Path(file), what="module"))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
     line: int | None = None

@@ -19,6 +19,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.home import locate_eve_home as locate_eve_home
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.source.tree import DiskTree, SourceTree
+from eve_build.source.walk import describe_special_entry
 
 ENTRY_MODULE = "extension.py"
 PROJECT_FOLDER = Path(".eve") / "extensions"
@@ -60,6 +61,9 @@ def discover_folder(folder: Path, origin: str, shown_base: str,
         if entry.kind == "dir":
             found.append(_folder_candidate(path, origin, shown,
                                            tree.is_file(f"{name}/{ENTRY_MODULE}")))
+        elif name.endswith(".py") and entry.special is not None:  # `zero.py -> /dev/zero`
+            found.append(Candidate(name.removesuffix(".py"), origin, path, folder, shown,
+                                   problems=(describe_special_entry(shown, entry),)))
         elif name.endswith(".py"):
             found.append(_named(name.removesuffix(".py"), origin, path, folder, shown,
                                 package=False))

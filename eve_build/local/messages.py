@@ -21,6 +21,7 @@ from eve_build.errors import EveBuildError
 from eve_build.local.layer import CommandReply
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.events import emit
+from eve_build.userfile import read_user_text
 
 SKILL_PREFIX = "/skill:"
 
@@ -89,7 +90,7 @@ def expand_skill(agent: Agent, app_root: Path, name: str, rest: str) -> str:
     if path is None:
         raise EveBuildError(f"the file of skill `{name}` (`{skill.file}`) is not there",
                             "run `eve build` again")
-    body = _strip_frontmatter(path.read_text(encoding="utf-8")).strip()
+    body = _strip_frontmatter(read_user_text(path, what="skill")).strip()
     block = f'<skill name="{name}">\n{body}\n</skill>'
     return f"{block}\n\n{rest}" if rest else block
 

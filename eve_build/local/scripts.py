@@ -4,14 +4,15 @@ Import and `setup` run together on a worker thread with the host's budget (5 s).
 syntax error, a raise (even SystemExit), running out of time, a missing or
 uncallable `setup`, or a return value that is no `Spec` drops that one extension
 with a diagnostic naming its file; the others load. A module that hangs is
-abandoned on its daemon thread. Each load imports under fresh module names, so a
+abandoned on its daemon thread. Modules are compiled from their source bytes
+(eve_build.local.source_loader), never from `__pycache__`; a project extension's bytes
+must be those the trust check hashed. Each load imports under fresh module names, so a
 reload sees the code as it is now; `close()` forgets them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import inspect
 import itertools
 import sys
@@ -34,6 +35,12 @@ from eve_build.local.discovery import (
     locate_project_folder,
 )
 from eve_build.local.record import LoadRequest, LocalExtension, derive_binding
+from eve_build.local.source_loader import (
+    Digests,
+    forget_package,
+    import_source,
+    register_package,
+)
 from eve_build.local.trust import check_trust
 from eve_build.naming import derive_identifier
 from eve_build.sdk.binding import bind
@@ -53,17 +60,19 @@ class ScriptSource:
 
     def __post_init__(self) -> None:
         self._modules: list[str] = []
+        self._approved: tuple[Digests, Path] | None = None  # the project's checked bytes
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         candidates = discover_explicit(self.explicit, Path.cwd())
         untrusted: tuple[Diagnostic, ...] = ()
         project: list[Candidate] = []
+        folder = locate_project_folder(request.project_root)
         if self.include_project:
-            project = discover_folder(locate_project_folder(request.project_root), "project",
-                                      str(PROJECT_FOLDER))
+            project = discover_folder(folder, "project", str(PROJECT_FOLDER))
             if project:
                 check = check_trust(request.project_root, request.eve_home)
                 untrusted = () if check.trusted else check.diagnostics
+                self._approved = (check.digests, folder)
         if self.include_global:
             home = request.eve_home / GLOBAL_FOLDER
             glob = discover_folder(home, "global", str(home))
@@ -85,6 +94,7 @@ class ScriptSource:
 
     def close(self) -> None:
         for name in self._modules:
+            forget_package(name)
             for key in [k for k in sys.modules if k == name or k.startswith(f"{name}.")]:
                 del sys.modules[key]
         self._modules.clear()
@@ -101,8 +111,10 @@ class ScriptSource:
         module = (f"{MODULE_PREFIX}_{next(_GENERATIONS)}_"
                   f"{derive_identifier(candidate.origin)}_{derive_identifier(candidate.name)}")
         self._modules.append(module)
-        outcome = _run_with_budget(lambda: _import_and_setup(candidate, module, context, binding),
-                                   request.budget)
+        approved = self._approved if candidate.origin == "project" else None
+        outcome = _run_with_budget(
+            lambda: _import_and_setup(candidate, module, context, binding, approved),
+            request.budget)
         problem = _describe(candidate, outcome, request.budget)
         if problem is not None:
             record.status = "dropped"
@@ -134,8 +146,8 @@ def _run_with_budget(job: Any, budget: float) -> Outcome | None:
 
 
 def _import_and_setup(candidate: Candidate, module_name: str, context: ScriptContext,
-                      binding: Any) -> Any:
-    module = _import(candidate, module_name)
+                      binding: Any, approved: tuple[Digests, Path] | None) -> Any:
+    module = _import(candidate, module_name, approved)
     setup = getattr(module, "setup", _MISSING)
     if setup is _MISSING or not callable(setup):
         return _SetupProblem(setup is _MISSING, setup)
@@ -150,20 +162,15 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
-def _import(candidate: Candidate, module_name: str) -> types.ModuleType:
+def _import(candidate: Candidate, module_name: str,
+            approved: tuple[Digests, Path] | None) -> types.ModuleType:
+    """Compile from the source bytes, never a `__pycache__` (trust approves sources)."""
+    verify, base = approved if approved is not None else (None, None)
     name = module_name
     if candidate.package:  # siblings import relatively: `from . import helpers`
-        package = types.ModuleType(module_name)
-        package.__path__ = [str(candidate.folder)]
-        sys.modules[module_name] = package
+        register_package(module_name, candidate.folder, verify=verify, base=base)
         name = f"{module_name}.extension"
-    spec = importlib.util.spec_from_file_location(name, candidate.file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import `{candidate.file}`")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_source(name, candidate.file, verify=verify, base=base)
 
 
 _MISSING = object()

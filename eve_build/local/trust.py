@@ -4,15 +4,18 @@
      "projects": {"/abs/project/.eve/extensions": {"hash": "sha256:...", "files": [...]}}}
 
 The hash covers the relative name and the bytes of every file in the folder
-(`__pycache__` left out: importing writes there), so an edit, an added or a removed
-file makes the folder untrusted again. The file is written atomically; a corrupt one
-is a diagnostic (and trusts nothing), never a traceback.
+(`__pycache__` and `.pyc` files left out: they are never read, local extensions are
+compiled from the checked source bytes by eve_build.local.source_loader), so an
+edit, an added or a removed file makes the folder untrusted again. The file is
+written atomically; a corrupt one is a diagnostic (and trusts nothing), never a
+traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +25,7 @@ from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.local.discovery import PROJECT_FOLDER, locate_project_folder
 from eve_build.output.writer import write_file
 from eve_build.source.tree import DiskTree, SourceTree, join
+from eve_build.userfile import read_user_text
 
 TRUST_FILE = "trust.json"
 TRUST_FORMAT_VERSION = 1
@@ -39,6 +43,7 @@ class TrustCheck:
     digest: str
     files: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    digests: Mapping[str, str] = field(default_factory=dict)  # file -> sha256 hex, as read
 
     @property
     def trusted(self) -> bool:
@@ -50,16 +55,25 @@ def derive_content_hash(tree: SourceTree) -> tuple[str, tuple[str, ...]]:
 
     A link is hashed by what it points to (its text when that cannot be read).
     """
+    digest, files, _ = derive_file_digests(tree)
+    return digest, files
+
+
+def derive_file_digests(tree: SourceTree) -> tuple[str, tuple[str, ...], dict[str, str]]:
+    """The content hash, the names, and each file's own sha256 of the bytes hashed: the
+    loader compiles a project extension only from bytes with these digests."""
     files = tuple(sorted(_files(tree, ""))) if tree.is_dir("") else ()
     digest = hashlib.sha256()
+    each: dict[str, str] = {}
     for relative in files:
         try:
             data = tree.read_bytes(relative)
-        except OSError:
+            each[relative] = hashlib.sha256(data).hexdigest()
+        except OSError:  # a FIFO, a device, an unreadable link: hashed, never loaded
             data = b"link-unreadable"
         digest.update(f"{relative}\0{len(data)}\0".encode())
         digest.update(data)
-    return f"sha256:{digest.hexdigest()}", files
+    return f"sha256:{digest.hexdigest()}", files, each
 
 
 def _files(tree: SourceTree, directory: str, depth: int = 0) -> list[str]:
@@ -78,12 +92,12 @@ def read_trust(eve_home: Path) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The approved folders by absolute path; a corrupt file gives none and a diagnostic."""
     path = eve_home / TRUST_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_user_text(path, what="trust file"))
     except FileNotFoundError:
         return {}, []
     except OSError as exc:
         return {}, [_corrupt(path, f"it cannot be read: {exc.strerror or exc}")]
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         return {}, [_corrupt(path, f"it cannot be read as JSON: {exc}")]
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict) or data.get("formatVersion") != TRUST_FORMAT_VERSION:
@@ -105,13 +119,13 @@ def write_trust(eve_home: Path, projects: dict[str, Any]) -> None:
 def check_trust(project_root: Path, eve_home: Path) -> TrustCheck:
     """Is the project's extension folder approved, as it is now?"""
     folder = locate_project_folder(project_root).resolve()
-    digest, files = derive_content_hash(DiskTree(folder, folder))
+    digest, files, each = derive_file_digests(DiskTree(folder, folder))
     if not files:
         return TrustCheck(folder, "empty", digest, files)
     projects, problems = read_trust(eve_home)
     approved = projects.get(str(folder), {}).get("hash")
     if approved == digest:
-        return TrustCheck(folder, "trusted", digest, files, tuple(problems))
+        return TrustCheck(folder, "trusted", digest, files, tuple(problems), each)
     state: TrustState = "changed" if approved else "untrusted"
     said = "changed since approved" if approved else "never approved"
     notice = warning(

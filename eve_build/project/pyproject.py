@@ -26,6 +26,7 @@ from eve_build.project.values import (
     find_invalid_requirements,
     find_undeclared_externals,
 )
+from eve_build.userfile import read_user_text
 
 DEFAULT_SOURCE = "extension"
 
@@ -55,7 +56,7 @@ class ExtensionProject:
 
 def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     path = root / PYPROJECT
-    if not path.is_file():
+    if not path.exists():
         return None, [
             error(
                 "project/pyproject-missing", PYPROJECT, f"no `{PYPROJECT}` in `{root}`",
@@ -63,7 +64,7 @@ def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]
             )
         ]
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), []
+        return tomllib.loads(read_user_text(path, what="pyproject")), []
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [
             error("project/pyproject-invalid", PYPROJECT, f"not valid TOML: {exc}",
@@ -216,7 +217,7 @@ def find_distribution_name_problems(name: str) -> list[str]:
 
 def _text(root: Path) -> str:
     try:
-        return (root / PYPROJECT).read_text(encoding="utf-8")
+        return read_user_text(root / PYPROJECT, what="pyproject")
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from eve_build.project.pyproject import PYPROJECT
+from eve_build.userfile import read_user_text
 
 
 def locate_extension_root(start: Path) -> Path:
@@ -27,7 +28,7 @@ def locate_extension_root(start: Path) -> Path:
 
 def has_extension_table(path: Path) -> bool:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_text(path, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     tool = data.get("tool")

@@ -1,18 +1,23 @@
 """The arguments of `eve call`: a JSON object given inline, as `@FILE`, or as `-`/`@-` (stdin).
 
-Input is bounded: at most MAX_ARGUMENT_BYTES are read from a file or stdin (so
-`@/dev/zero` is an error, not a process the kernel kills), the text must be UTF-8,
+Input is bounded: at most MAX_ARGUMENT_BYTES are read from a file or stdin, `@FILE`
+must be a regular file (`@/dev/zero` or a FIFO is an error, not a hang or a process
+the kernel kills; pipe into `@-` instead), stdin must be open, the text must be UTF-8,
 and JSON nested deeper than the parser can follow is an error, not a crash.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from eve_build.errors import UsageError
+from eve_build.userfile import UserFileError, read_user_bytes
 
 MAX_ARGUMENT_BYTES = 8 * 1024 * 1024
 """The most bytes `@FILE` or `@-` may hold (8 MiB, docs/reliability.md)."""
@@ -43,24 +48,55 @@ def read_arguments(text: str, stdin: IO[bytes] | None = None) -> dict[str, Any]:
 def read_bounded(name: str, stdin: IO[bytes] | None = None) -> bytes:
     """At most MAX_ARGUMENT_BYTES from the file `name` (`-`: stdin), else UsageError."""
     shown = "stdin" if name == "-" else f"`{name}`"
+    stream = stdin or (sys.stdin.buffer if sys.stdin is not None else None)
+    if name == "-" and stream is None:
+        raise UsageError("cannot read stdin: it is closed",
+                         "pipe the JSON into the command, or pass `@FILE`")
     try:
         if name == "-":
-            data = (stdin or sys.stdin.buffer).read(MAX_ARGUMENT_BYTES + 1)
+            assert stream is not None
+            data = stream.read(MAX_ARGUMENT_BYTES + 1)
+            if len(data) > MAX_ARGUMENT_BYTES:
+                _drain_pipe(stream)
         else:
             path = Path(name)
             if path.is_dir():
                 raise UsageError(f"cannot read {shown}: it is a folder", _HINT_FILE)
-            with path.open("rb") as handle:
-                data = handle.read(MAX_ARGUMENT_BYTES + 1)
+            data = read_user_bytes(path, what="argument file", limit=MAX_ARGUMENT_BYTES).data
+    except UserFileError as exc:
+        if exc.too_large:
+            raise _too_large(shown) from None
+        raise UsageError(f"cannot read {shown}: it {exc.why}",
+                         "pass a regular file, or pipe the JSON in with `@-`") from None
     except OSError as exc:
         raise UsageError(f"cannot read {shown}: {exc.strerror or type(exc).__name__}",
                          _HINT_FILE) from None
     except ValueError as exc:  # e.g. an embedded NUL in the path
         raise UsageError(f"cannot read {shown}: {exc}", _HINT_FILE) from None
     if len(data) > MAX_ARGUMENT_BYTES:
-        raise UsageError(f"{shown} holds more than {MAX_ARGUMENT_BYTES} bytes",
-                         "pass smaller arguments (the limit is in docs/reliability.md)")
+        raise _too_large(shown)
     return data
+
+
+DRAIN_BYTES = 8 * MAX_ARGUMENT_BYTES
+"""How much more of an over-long piped stdin is read and dropped before the error, so a
+writer a little over the limit sees its pipe read, not a BrokenPipeError."""
+
+
+def _drain_pipe(stream: IO[bytes]) -> None:
+    try:
+        if not stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode):
+            return  # a device (`< /dev/zero`) or a file: nothing is waiting on it
+        left = DRAIN_BYTES
+        while left > 0 and (chunk := stream.read(min(left, 1 << 20))):
+            left -= len(chunk)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return
+
+
+def _too_large(shown: str) -> UsageError:
+    return UsageError(f"{shown} holds more than {MAX_ARGUMENT_BYTES} bytes",
+                      "pass smaller arguments (the limit is in docs/reliability.md)")
 
 
 def parse_arguments(text: str, source: str = "the arguments") -> dict[str, Any]:

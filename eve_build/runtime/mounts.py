@@ -78,7 +78,7 @@ def evaluate_mount(compiled: CompiledMount, parent: Binding | None) -> Mount:
                 value = _evaluate(compiled)
         else:
             value = _evaluate(compiled)
-    except Exception as exc:  # user code may raise anything
+    except (Exception, SystemExit) as exc:  # user code may raise anything, exit included
         raise MountError([error(
             "runtime/mount-failed", file,
             f"evaluating the mount file raised {type(exc).__name__}: {exc}",
@@ -149,7 +149,7 @@ def load_extension(compiled: CompiledMount) -> Extension:
               f"{slots.EXTENSION_MODULE.removesuffix('.py')}")
     try:
         module = importlib.import_module(dotted)
-    except Exception as exc:  # user code may raise anything
+    except (Exception, SystemExit) as exc:  # user code may raise anything, exit included
         raise MountError([error(
             "runtime/extension-failed", compiled.file,
             f"importing `{compiled.import_name}` ({compiled.package}) raised "

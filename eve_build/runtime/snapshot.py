@@ -18,6 +18,7 @@ from typing import Any
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
 from eve_build.output.writer import write_file
+from eve_build.userfile import read_user_text
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -50,7 +51,7 @@ def _find_problem(data: Any) -> str:
 def read_snapshot(path: Path) -> dict[str, Any]:
     """Read and check a snapshot file (raises DiagnosticsError naming it)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_user_text(path, what="snapshot"))
     except OSError as exc:
         raise DiagnosticsError("cannot read the session snapshot", [error(
             "state/snapshot-invalid", str(path), f"cannot read the file: {exc.strerror}",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from eve_build.userfile import UserFileError, read_user_bytes
+
 
 class FrontmatterError(ValueError):
     pass
@@ -36,7 +38,10 @@ def read_skill(path: Path) -> dict[str, Any]:
 
 def read_markdown(path: Path) -> str:
     """A markdown file's text; not UTF-8, or a byte order mark in front, is a TextError."""
-    data = path.read_bytes()
+    try:
+        data = read_user_bytes(path, what="skill").data
+    except UserFileError as exc:  # a FIFO or a device: reported like bad text
+        raise TextError(f"it {exc.why}") from None
     if data.startswith(b"\xef\xbb\xbf"):
         raise TextError("the file starts with a byte order mark (BOM), which agents would "
                         "read as text")

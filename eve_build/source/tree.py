@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from eve_build.userfile import describe_special, read_user_bytes, read_user_text
+
 EntryKind = Literal["file", "dir"]
 
 
@@ -26,6 +28,7 @@ class TreeEntry:
     leaves_package: bool = False  # a link whose target lies outside the package
     broken: str | None = None  # why a link cannot be followed: "loop" or "dangling"
     hard_link: HardLink | None = None  # set only for a regular file with other names
+    special: str | None = None  # "a FIFO (named pipe)", "a character device": never read
 
 
 @dataclass(frozen=True)
@@ -89,10 +92,13 @@ class DiskTree:
                 leaves = not path.resolve().is_relative_to(self._package())
             if item.is_dir():
                 found.append(TreeEntry(item.name, "dir", link, bool(leaves)))
-            elif leaves:  # a dangling link outside still gets reported
+            elif leaves and item.is_file():
                 found.append(TreeEntry(item.name, "file", link, True))
             elif item.is_file():
                 found.append(TreeEntry(item.name, "file", link, hard_link=_hard_link(item)))
+            else:  # a FIFO, a device, a socket (or a link to one, `/dev/zero`): never read
+                found.append(TreeEntry(item.name, "file", link, bool(leaves),
+                                       special=_special(item)))
         return found
 
     def _package(self) -> Path:
@@ -107,10 +113,17 @@ class DiskTree:
         return self._path(relative).is_dir()
 
     def read_text(self, relative: str) -> str:
-        return self._path(relative).read_text(encoding="utf-8")
+        return read_user_text(self._path(relative), what="source file")
 
     def read_bytes(self, relative: str) -> bytes:
-        return self._path(relative).read_bytes()
+        return read_user_bytes(self._path(relative), what="source file").data
+
+
+def _special(item: os.DirEntry[str]) -> str:
+    try:
+        return describe_special(item.stat().st_mode) or "not a regular file"
+    except OSError:
+        return "not a regular file"
 
 
 def _hard_link(item: os.DirEntry[str]) -> HardLink | None:

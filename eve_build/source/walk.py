@@ -12,6 +12,7 @@ from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.naming import find_segment_problems, suggest_segment
 from eve_build.source.links import find_outside_hard_links
 from eve_build.source.tree import HardLink, SourceTree, TreeEntry, join
+from eve_build.userfile import FILE_HINT
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,10 @@ class Walk:
         for node in nodes:
             if node.entry.broken is not None:
                 self.found.append(derive_broken_link(self, node))
-        return [node for node in nodes if node.entry.broken is None]
+            elif node.entry.special is not None:
+                self.found.append(derive_special_file(self, node))
+        return [node for node in nodes
+                if node.entry.broken is None and node.entry.special is None]
 
     def children(self, directory: str) -> list[Node]:
         """Sorted entries that discovery looks at; symlinks leaving the package are skipped."""
@@ -110,6 +114,18 @@ def derive_broken_link(walk: Walk, node: Node) -> Diagnostic:
     return warning("discover/symlink-broken", shown,
                    f"`{shown}` is a symlink to `{node.entry.link}`, which does not exist; it "
                    "is skipped", "remove the link, or create what it points to")
+
+
+def derive_special_file(walk: Walk, node: Node) -> Diagnostic:
+    return describe_special_entry(walk.shown(node.path), node.entry)
+
+
+def describe_special_entry(shown: str, entry: TreeEntry) -> Diagnostic:
+    """`source/special-file` for an entry that is a FIFO, a device or a socket."""
+    via = f" (a symlink to `{entry.link}`)" if entry.link else ""
+    return error("source/special-file", shown,
+                 f"`{shown}`{via} is {entry.special}, not a regular file; eve-build "
+                 "does not read it (it could block or never end)", FILE_HINT)
 
 
 def discover_files(walk: Walk) -> list[str]:

@@ -17,6 +17,7 @@ import pytest
 
 from eve_build.engine import cache as caching
 from eve_build.engine.cache import BuildCache
+from eve_build.engine.cache_folder import TAG_FILE
 from eve_build.engine.cache_store import DATABASE, _digest
 from eve_build.engine.stamp import STAMP_FILE
 from eve_build.extension_build import BuildResult, build_extension
@@ -213,7 +214,7 @@ def test_a_database_that_is_not_one_counts_as_empty_and_is_replaced(
 def test_a_cold_build_leaves_one_database_not_a_file_per_module(acme: Path,
                                                                 tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
-        [DATABASE, STAMP_FILE])
+        [DATABASE, STAMP_FILE, TAG_FILE])
     assert len(_rows(tmp_path / "cache")) == ALL_MODULES
 
 
@@ -229,7 +230,7 @@ def test_entries_of_the_per_file_layout_are_removed_with_the_new_database(
     assert len(build_extension(root).imported) == ALL_MODULES
 
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
-        [DATABASE, STAMP_FILE])
+        [DATABASE, STAMP_FILE, TAG_FILE])
 
 
 def test_a_cache_folder_that_cannot_be_written_is_skipped(

@@ -62,11 +62,21 @@ def test_json_failures_are_one_document_too(agent_root: Path) -> None:
     assert b"NaN" not in done.stdout
 
 
-def test_an_endless_file_argument_is_refused_at_the_limit(agent_root: Path) -> None:
+def test_an_endless_file_argument_is_refused(agent_root: Path) -> None:
     done = run_eve("call", "fine", "@/dev/zero", cwd=agent_root)
     assert done.returncode == 2
     assert done.stderr.decode() == (
-        f"error: `/dev/zero` holds more than {MAX_ARGUMENT_BYTES} bytes\n\n"
+        "error: cannot read `/dev/zero`: it is a character device, not a regular file; the "
+        "argument file is not read\n\nhint: pass a regular file, or pipe the JSON in with "
+        "`@-`\n")
+
+
+def test_a_file_argument_over_the_limit_is_refused(agent_root: Path) -> None:
+    (agent_root / "big.json").write_bytes(b" " * (MAX_ARGUMENT_BYTES + 1))
+    done = run_eve("call", "fine", "@big.json", cwd=agent_root)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"error: `big.json` holds more than {MAX_ARGUMENT_BYTES} bytes\n\n"
         "hint: pass smaller arguments (the limit is in docs/reliability.md)\n")
 
 
