@@ -7,7 +7,7 @@ module (`tools/__init__.py` + `.pyi`), `py.typed` and the agent-shaped tree unde
 
 from __future__ import annotations
 
-from eve_build.manifest import SOURCE_PACKAGE_DIR
+from eve_build.capabilities import SOURCE_PACKAGE_DIR
 from eve_build.naming import derive_identifier
 from eve_build.project.pyproject import ExtensionProject
 
@@ -48,7 +48,7 @@ def render_factory_stub(project: ExtensionProject, params: str, classes: str = "
 
     `params` and `classes` come from `stubs.derive_stub_parts(config_model)`, which runs
     where the config model was imported (a build worker)."""
-    from eve_build.output.stubs import render_stub
+    from eve_build.output.stub_text import render_stub
 
     return render_stub(project.import_name, params, classes, HEADER)
 
