@@ -1,4 +1,5 @@
-"""The `eve` command line: a thin typer layer over the core.
+"""The `eve` command line: a thin typer layer over the core (every command but the
+fast path's, eve_build.cli.fast).
 
 Only this package imports typer or prints. Each command imports its core module
 inside the function, so `eve --help` stays fast. Conventions every command shares
