@@ -234,5 +234,5 @@ def _derive_files(
         "files": hashes,
     }  # serialized as the model would be, without importing pydantic in this process
     files[f"{base}/{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"] = \
-        (derive_json_text(manifest) + "\n").encode()
+        (derive_json_text(manifest, checked.fragments) + "\n").encode()
     return files, manifest

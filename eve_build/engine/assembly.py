@@ -32,6 +32,7 @@ class CheckedSource:
     stub_classes: str = ""  # TypedDicts the parameters name (nested config models)
     root_tools: list[tuple[str, str, str]] = field(default_factory=list)  # name, path, kind
     imported: list[str] = field(default_factory=list)  # modules imported (not from cache)
+    fragments: dict[int, str] = field(default_factory=dict)  # id(record) -> its JSON text
 
 
 def assemble(project: ExtensionProject, layout: SourceLayout, modules: list[tuple[str, str, str]],
@@ -79,6 +80,8 @@ def _tree(ctx: _Assembly, tree: AgentTree, results: dict[str, Any],
         if result.get("record") is None:
             continue
         record[entry.slot.directory].append(result["record"])
+        if "recordText" in result:  # the manifest writes this text instead of encoding it
+            checked.fragments[id(result["record"])] = result["recordText"]
         if tree.path == "" and entry.slot == slots.TOOLS:
             checked.root_tools.append((entry.name, entry.path, result["extra"]["kind"]))
     for skill in tree.skills:

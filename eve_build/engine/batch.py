@@ -25,6 +25,7 @@ from eve_build.load import checks
 from eve_build.load.contributions import _MISSING, _check_module, _Context
 from eve_build.load.importer import LoadedModules, import_modules, isolated_package
 from eve_build.naming import ContributionName
+from eve_build.output.json_text import derive_json_text
 from eve_build.output.stubs import derive_stub_parts
 from eve_build.sdk.definitions import DEFINITION_TYPES, Agent, Extension, Instructions, State
 from eve_build.source.layout import ModuleEntry
@@ -65,7 +66,10 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "states": scanner.find(path),
                 "extra": extra,
             }
-            progress.deliver(path, ensure_json(result, f"{display}{path}"))
+            result = ensure_json(result, f"{display}{path}")
+            if result["record"] is not None:  # its manifest text, encoded here in parallel
+                result["recordText"] = derive_json_text(result["record"])
+            progress.deliver(path, result)
     return {}
 
 
