@@ -135,16 +135,20 @@ class StateScanner:
     def __init__(self, package: str, contributions: set[str]) -> None:
         self.prefix = f"{package}."
         self.contributions = contributions
+        self.seen: set[str] = set()  # names in sys.modules looked at (each once)
         self.known: dict[str, tuple[str, list[list[Any]]]] = {}  # dotted -> (file, states)
 
     def find(self, path: str) -> list[list[Any]]:
-        for dotted in [k for k in list(sys.modules) if k.startswith(self.prefix)
-                       and k not in self.known]:
-            self.known[dotted] = self._scan(dotted)
+        new = sys.modules.keys() - self.seen
+        self.seen |= new
+        for dotted in sorted(new):
+            if dotted.startswith(self.prefix):
+                scanned = self._scan(dotted)
+                if scanned[1]:  # only modules with states are looked at again
+                    self.known[dotted] = scanned
         found: list[list[Any]] = []
         for dotted, (shown, states) in self.known.items():
-            if states and (shown == path or shown not in self.contributions) \
-                    and dotted in sys.modules:
+            if (shown == path or shown not in self.contributions) and dotted in sys.modules:
                 found.extend(states)
         return found
 

@@ -11,8 +11,8 @@ import inspect
 import json
 import typing
 import warnings
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -44,13 +44,30 @@ CONNECTION_KINDS = ("mcp", "openapi")
 Record = dict[str, Any]
 
 
-@dataclass(frozen=True)
 class Where:
-    file: str
-    line: int | None
+    """Where a definition is: its file, and its line, found only when a diagnostic needs
+    it (`locate`, e.g. a parse of the module: most definitions have no problem)."""
+
+    __slots__ = ("_line", "_locate", "file")
+
+    def __init__(self, file: str, line: int | None = None,
+                 locate: Callable[[], int | None] | None = None) -> None:
+        self.file = file
+        self._line = line
+        self._locate = locate
+
+    @property
+    def line(self) -> int | None:
+        if self._locate is not None:
+            self._line, self._locate = self._locate(), None
+        return self._line
 
     def error(self, code: str, message: str, hint: str) -> Diagnostic:
         return error(code, self.file, message, hint, line=self.line)
+
+    def placed(self, found: list[Diagnostic]) -> list[Diagnostic]:
+        """`found`, each without a line given this one's."""
+        return [replace(d, line=self.line) if d.line is None else d for d in found]
 
 
 def is_model(value: object) -> bool:
@@ -62,9 +79,9 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
 ]]:
     from eve_build.load.fields import find_invalid_defaults, find_undefined_name
 
-    undefined = find_undefined_name(model, where.file, where.line, "model/name-undefined")
+    undefined = find_undefined_name(model, where.file, None, "model/name-undefined")
     if undefined is not None:
-        return {}, [undefined]
+        return {}, where.placed([undefined])
     try:
         with warnings.catch_warnings():  # a default with no JSON form: our own warning says so
             warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
@@ -80,7 +97,8 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
                                 f"JSON: {describe_message(exc, 200)}",
                                 "keep `json_schema_extra` to JSON values (no objects, sets or "
                                 "NaN)")]
-    return schema, find_invalid_defaults(model, where.file, where.line, "model/default-invalid")
+    return schema, where.placed(
+        find_invalid_defaults(model, where.file, None, "model/default-invalid"))
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:

@@ -52,8 +52,10 @@ class _Context:
 
     def where(self, path: str, attribute: str | None = None) -> Where:
         module = self.loaded.modules.get(path)
-        line = find_assignment_line(module, attribute) if module and attribute else None
-        return Where(f"{self.display}{path}", line)
+        if module is None or not attribute:
+            return Where(f"{self.display}{path}")
+        return Where(f"{self.display}{path}",
+                     locate=lambda: find_assignment_line(module, attribute))
 
     def definition(self, path: str, attribute: str, kinds: tuple[type, ...]) -> Any:
         """The module's definition, or _MISSING after reporting why not."""
