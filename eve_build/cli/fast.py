@@ -1,11 +1,12 @@
-"""The fast path of the hot command: `eve extension build` without typer or rich.
+"""The fast path of the hot commands: the builds, without typer or rich.
 
     eve [-q|--quiet] extension build [--no-cache]
+    eve [-q|--quiet] build [--no-cache]
 
 Exactly these command lines are run here; any other (`--path`, `--json`, `-v`,
-`--help`, a typo) goes to the typer application unchanged. The build is the same core
-call as `cli.extension.build`, and what it prints is the same: on a clean success one
-line on stdout, written here; when there are warnings or the build fails, the
+`--help`, a typo) goes to the typer application unchanged. Each build is the same core
+call as `cli.extension.build` / `cli.agent.build`, and what it prints is the same: on
+a clean success its lines on stdout, written here; when there are warnings or the build fails, the
 diagnostics are rendered by `cli.output` and `cli.guard` (which import typer and rich
 then, off the hot path). Ctrl-C prints `Aborted!` and exits 1, as click does.
 """
@@ -13,23 +14,69 @@ then, off the hot path). Ctrl-C prints `Aborted!` and exits 1, as click does.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+if TYPE_CHECKING:
+    from eve_build.diagnostics import Diagnostic
+
+T = TypeVar("T")
 
 _QUIET = ("-q", "--quiet")
 
 
 def run_fast(argv: list[str]) -> bool:
-    """Run `argv` here when it is a plain extension build; False: let typer run it."""
+    """Run `argv` here when it is a plain build; False: let typer run it."""
     quiet = bool(argv) and argv[0] in _QUIET
     rest = argv[1:] if quiet else argv
-    if rest[:2] != ["extension", "build"] or rest[2:] not in ([], ["--no-cache"]):
+    command = rest[:2] if rest[:2] == ["extension", "build"] else rest[:1]
+    if command not in (["extension", "build"], ["build"]) \
+            or rest[len(command):] not in ([], ["--no-cache"]):
         return False
-    use_cache = rest[2:] == []
-    from eve_build.errors import EveBuildError
+    use_cache = rest[len(command):] == []
+    if command == ["build"]:
+        _build_agent(use_cache, quiet)
+    else:
+        _build_extension(use_cache, quiet)
+    return True
+
+
+def _build_extension(use_cache: bool, quiet: bool) -> None:
     from eve_build.extension_build import build_extension
 
+    result = _run(lambda: build_extension(Path(), use_cache=use_cache), quiet)
+    _warn(result.warnings, quiet)
+    tools = result.tools
+    print(f"Built {result.project.name} {result.project.version} into "
+          f"{shown_path(result.package_dir)} ({len(result.files)} files, {tools} "
+          f"tool{'' if tools == 1 else 's'})", flush=True)
+
+
+def _build_agent(use_cache: bool, quiet: bool) -> None:
+    from eve_build.consumer.build import build_agent
+    from eve_build.consumer.compiled import walk_trees
+
+    result = _run(lambda: build_agent(Path(), None, use_cache=use_cache), quiet)
+    _warn(result.warnings, quiet)
+    lines = [f"  changed: {change}" for change in result.changes]
+    lines += [f"  {m.name}: {'up to date' if m.state == 'up-to-date' else 'built'}"
+              for m in result.extensions]
+    root = result.compiled.root
+    mounts = sum(len(t.mounts) for t in walk_trees(root))
+    lines.append(f"Built the agent in {shown_place(result.app_root)} "
+                 f"({count_of(len(root.tools), 'tool')}, {count_of(mounts, 'mount')}) into "
+                 f"{shown_place(result.compiled_path)}"
+                 + ("" if result.written else " (unchanged)"))
+    print("\n".join(lines), flush=True)
+
+
+def _run(action: Callable[[], T], quiet: bool) -> T:
+    """`action()`; its errors rendered and exited with as the typer commands do."""
+    from eve_build.errors import EveBuildError
+
     try:
-        result = build_extension(Path(), use_cache=use_cache)
+        return action()
     except EveBuildError as exc:
         _fail_like_typer(exc, quiet)
     except KeyboardInterrupt:
@@ -40,19 +87,18 @@ def run_fast(argv: list[str]) -> bool:
 
         report_unexpected(exc, json_output=False)
         sys.exit(1)
-    if result.warnings:
+    raise AssertionError("unreachable")
+
+
+def _warn(warnings: Sequence[Diagnostic], quiet: bool) -> None:
+    if warnings:
         from eve_build.cli.output import configure, render_diagnostics
 
         configure(quiet=quiet)
-        render_diagnostics(result.warnings)
-    tools = result.tools
-    print(f"Built {result.project.name} {result.project.version} into "
-          f"{shown_path(result.package_dir)} ({len(result.files)} files, {tools} "
-          f"tool{'' if tools == 1 else 's'})", flush=True)
-    return True
+        render_diagnostics(warnings)
 
 
-def _fail_like_typer(exc: Exception, quiet: bool) -> None:
+def _fail_like_typer(exc: Exception, quiet: bool) -> NoReturn:
     """Render the error as `cli.output.run_core` does, and exit with its code."""
     import typer
 
@@ -67,6 +113,7 @@ def _fail_like_typer(exc: Exception, quiet: bool) -> None:
         run_core(fail)
     except typer.Exit as done:
         sys.exit(done.exit_code)
+    sys.exit(1)
 
 
 def shown_path(path: Path) -> str:
@@ -75,3 +122,15 @@ def shown_path(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def shown_place(path: Path) -> str:
+    """`path` relative to the (resolved) working folder, `.` for itself."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+def count_of(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

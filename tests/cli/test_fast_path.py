@@ -82,3 +82,21 @@ def test_other_command_lines_go_to_typer(copy_fixture: Callable[[str], Path],
     assert "typer" in json.loads(done.stderr.splitlines()[-1])
     usage = run(PROBE, ["extension", "build", "--nope"], root, tmp_path)
     assert usage.returncode == 2 and "No such option" in usage.stderr
+
+
+def test_eve_build_takes_the_fast_path_and_prints_what_typer_prints(
+        copy_fixture: Callable[[str], Path], tmp_path: Path) -> None:
+    app = copy_fixture("apps/flat")
+    (app / "packages").mkdir()
+    copy_fixture("extensions/gizmo").rename(app / "packages" / "gizmo")
+
+    first = run(PROBE, ["build"], app, tmp_path)
+    fast = run(PROBE, ["build"], app, tmp_path)
+    typer = run(TYPER, ["build"], app, tmp_path)
+
+    assert first.returncode == fast.returncode == typer.returncode == 0, first.stderr
+    assert "gizmo: built" in first.stdout
+    assert fast.stdout == typer.stdout
+    assert fast.stdout.endswith("(unchanged)\n")
+    imported = json.loads(fast.stderr.splitlines()[-1])
+    assert not {"typer", "click", "rich"} & set(imported)  # (manifests are read by pydantic)
