@@ -125,6 +125,35 @@ def measure_floor(root: Path, repeat: int, env: dict[str, str]) -> dict[int, Run
     return found
 
 
+TS_TOOLS = ("typescript@7.0.2", "@types/node@24")
+"""The twin's devDependencies, which the reference install (eve alone) does not hold."""
+
+
+def twin_node_modules(reference: Path, workdir: Path, path: str) -> Path:
+    """A node_modules of the reference's packages and TS_TOOLS (installed once with npm
+    into ${TMPDIR}/eve-bench-ts), linked entry by entry, `.bin` merged."""
+    tools = Path(os.environ.get("TMPDIR", "/tmp")) / "eve-bench-ts"
+    if not (tools / "node_modules" / "typescript").is_dir():
+        tools.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PATH": f"{path}{os.environ.get('PATH', '')}"}
+        if not (tools / "package.json").is_file():
+            (tools / "package.json").write_text('{"name": "eve-bench-ts", "private": true}')
+        subprocess.run(["npm", "install", "--silent", *TS_TOOLS], cwd=tools, env=env,
+                       check=True)
+    merged = workdir / "node_modules"
+    (merged / ".bin").mkdir(parents=True)
+    for source in (reference, tools / "node_modules"):
+        for entry in source.iterdir():
+            target = merged / entry.name
+            if entry.name == ".bin":
+                for tool in entry.iterdir():
+                    if not (target / tool.name).exists():
+                        (target / tool.name).symlink_to(tool.resolve())
+            elif not target.exists():
+                target.symlink_to(entry.resolve(), target_is_directory=True)
+    return merged
+
+
 def reference_path() -> str | None:
     script = Path(os.environ.get("EVE_REFERENCE", REFERENCE))
     if not script.is_file():
@@ -180,7 +209,8 @@ def main() -> None:
                            [root / "build"], args.repeat, env)
             theirs: dict[str, Run] = {}
             if twin_path is not None:
-                node_modules = Path(twin_path.split(":")[1]).parent
+                node_modules = twin_node_modules(Path(twin_path.split(":")[1]).parent,
+                                                 workdir / f"modules-{size}", twin_path)
                 ts = write_ts_extension(workdir / f"ts-{size}", f"bench-{size}", size,
                                         node_modules)
                 ts_env = {**env, "PATH": f"{twin_path}{env.get('PATH', '')}"}
