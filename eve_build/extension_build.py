@@ -9,6 +9,7 @@ DiagnosticsError lists them all and the previous output is left as it was.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,7 +102,8 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 
 
 def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
-                    workers: int | None = None, verify: bool = False) -> BuildResult:
+                    workers: int | None = None, verify: bool = False,
+                    zygote: Zygote | None = None) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically).
 
     Its modules are imported and checked in worker processes (`eve_build.engine`),
@@ -110,7 +112,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     not change is not rewritten, and when the build stamp says nothing changed since
     the last build (engine.stamp), nothing is imported or checked either. `verify`
     (what the hook and `eve extension pack` ask for) trusts the stamp only when every
-    output file still has the content hash the build recorded."""
+    output file still has the content hash the build recorded. `zygote`: one the caller
+    started early (engine.zygote.warm_workers), instead of one started here."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
@@ -135,10 +138,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
                                tools=stamp.tools, requires=stamp.requires, written=False,
                                checked=False, digests=stamp.digests)
-    with warm_workers() as zygote:  # importing the workers' code while we discover
+    with nullcontext(zygote) if zygote else warm_workers() as warm:  # importing the
         result = _build_in_full(project, budget, use_cache=use_cache and not escape,
-                                write=write, workers=workers, sources=sources,
-                                environment=environment, zygote=zygote)
+                                write=write, workers=workers, sources=sources,  # workers'
+                                environment=environment, zygote=warm)  # code meanwhile
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,

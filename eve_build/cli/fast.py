@@ -43,9 +43,18 @@ def run_fast(argv: list[str]) -> bool:
 
 
 def _build_extension(use_cache: bool, quiet: bool) -> None:
-    from eve_build.extension_build import build_extension
+    import os
+    from contextlib import nullcontext
 
-    result = _run(lambda: build_extension(Path(), use_cache=use_cache), quiet)
+    from eve_build.engine.zygote import warm_workers
+
+    cache = Path(os.environ.get("EVE_CACHE_DIR") or "build/.eve-cache")
+    early = not (cache / "build-stamp.json").exists()  # no earlier build: a full one is
+    with warm_workers() if early else nullcontext() as zygote:  # near certain, so the
+        from eve_build.extension_build import build_extension  # zygote imports now
+
+        result = _run(lambda: build_extension(Path(), use_cache=use_cache, zygote=zygote),
+                      quiet)
     _warn(result.warnings, quiet)
     tools = result.tools
     print(f"Built {result.project.name} {result.project.version} into "

@@ -73,6 +73,15 @@ def check_batch(job: Job) -> dict[str, Any]:
     return {}
 
 
+def warm_up() -> None:
+    """Run once in the zygote: pydantic imports and builds much of itself on the first
+    model and the first JSON Schema; done here, no worker pays for it."""
+    from pydantic import create_model
+
+    model = create_model("WarmUp", query=(str, ...), limit=(int, 1))
+    derive_json_text(model.model_json_schema())
+
+
 def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
     """`result` when it is plain JSON; else the result without its record, and an error
     (a schema can carry values from user code, e.g. `json_schema_extra={"x": object()}`)."""

@@ -145,7 +145,8 @@ class Zygote:
 
 @contextlib.contextmanager
 def warm_workers(preload: list[str] | None = None) -> Iterator[Zygote | None]:
-    """A zygote importing `preload` (default: what an extension build's workers run)
+    """A zygote importing `preload` (default: what an extension build's workers run; a
+    module's `warm_up()`, if it has one, is called there too)
     for the duration; None where it is not supported or `EVE_WARM_WORKERS=0`."""
     if os.environ.get("EVE_WARM_WORKERS", "1") == "0" or not is_supported():
         yield None
@@ -166,7 +167,9 @@ def _serve(control: socket.socket, parent: int, preload: list[str]) -> None:
     lifeline.bind_to_parent(parent)
     for name in preload:
         try:
-            importlib.import_module(name)
+            warm_up = getattr(importlib.import_module(name), "warm_up", None)
+            if callable(warm_up):
+                warm_up()
         except Exception:  # the worker reports it, as a bug of eve-build
             continue
     while True:
