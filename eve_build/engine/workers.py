@@ -97,9 +97,6 @@ def run_jobs(target: Target | str, payloads: list[Any], *, budget: float,
     `target` may be named ("module:function"): it is imported here only when needed."""
     context = _context()
     named = target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
-    if isinstance(target, str) and zygote is None:
-        module, _, name = target.partition(":")
-        target = getattr(importlib.import_module(module), name)
     sys.stdout.flush()
     sys.stderr.flush()
     lifeline.prepare()
@@ -109,10 +106,17 @@ def run_jobs(target: Target | str, payloads: list[Any], *, budget: float,
             for payload in payloads:
                 lifeline.check_stopping()
                 if zygote is not None:  # started once it says its pid (`_receive`)
-                    warm = zygote.spawn(named, payload)
-                    running.append(_Running(warm, warm.channel,
-                                            time.monotonic() + max(budget, START_SECONDS)))
-                    continue
+                    try:
+                        warm = zygote.spawn(named, payload)
+                    except OSError:  # the zygote is gone (killed?): fork from here instead
+                        zygote = None
+                    else:
+                        running.append(_Running(warm, warm.channel,
+                                                time.monotonic() + max(budget, START_SECONDS)))
+                        continue
+                if isinstance(target, str):
+                    module, _, name = target.partition(":")
+                    target = getattr(importlib.import_module(module), name)
                 receive, send = context.Pipe(duplex=False)
                 process = context.Process(target=_worker_main,
                                           args=(send, target, payload, os.getpid()),

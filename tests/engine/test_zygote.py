@@ -157,3 +157,16 @@ def _descendants(pid: int) -> set[int]:
         for child in children:
             found |= _descendants(child)
     return found
+
+
+def test_jobs_run_from_this_process_when_the_zygote_is_gone() -> None:
+    from eve_build.engine.workers import run_jobs
+
+    with zygote.warm_workers(["json"]) as warm:
+        assert warm is not None
+        os.kill(warm.pid, signal.SIGKILL)
+        os.waitpid(warm.pid, 0)
+        outcomes = run_jobs("json:dumps", [[1, 2], {"a": None}], budget=30, zygote=warm)
+
+    assert [o.result for o in outcomes] == ["[1, 2]", '{"a": null}']
+    assert all(o.failure is None for o in outcomes)
