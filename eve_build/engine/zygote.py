@@ -28,10 +28,12 @@ import socket
 import sys
 import time
 from collections.abc import Iterator
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eve_build.engine import lifeline
+
+if TYPE_CHECKING:  # imported where used: the zygote is forked before any of that
+    from multiprocessing.connection import Connection
 
 BUILD_WORKER_CODE = ["eve_build.engine.batch"]
 """What the zygote of an extension build imports: pydantic, the SDK, the checks."""
@@ -116,6 +118,8 @@ class Zygote:
 
     def spawn(self, target: str, payload: Any) -> WarmWorker:
         """Ask for a worker running `target` ("module:function") on `payload`."""
+        from multiprocessing.connection import Connection
+
         receive, send = os.pipe()
         request = json.dumps({"target": target, "payload": payload}).encode()
         try:
@@ -193,6 +197,8 @@ def _serve(control: socket.socket, parent: int, preload: list[str]) -> None:
 
 def _run_worker(parent: int, channel: int, request: dict[str, Any]) -> None:
     """In the worker: wait to be the build's child, say so, then run the job."""
+    from multiprocessing.connection import Connection
+
     from eve_build.engine.workers import _worker_main
 
     deadline = time.monotonic() + REPARENT_SECONDS
