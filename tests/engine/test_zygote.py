@@ -74,6 +74,7 @@ def test_a_worker_killed_mid_batch_is_named_and_the_rest_still_checked(
     (root / "extension" / "tools" / "t01.py").write_text(
         f"import os, time\nfrom pathlib import Path\n"
         f"Path({str(marker)!r}).write_text(str(os.getpid()))\ntime.sleep(60)\n")
+    (root / "extension" / "tools" / "t03.py").write_text("tool = define_tool(\n")  # after it
     build = eve(root, tmp_path, EVE_IMPORT_TIMEOUT="120")
     try:
         assert wait_for(lambda: marker.exists() and marker.read_text() != "", 60)
@@ -87,7 +88,8 @@ def test_a_worker_killed_mid_batch_is_named_and_the_rest_still_checked(
     assert "engine/worker-crashed" in err and "killed by SIGKILL" in err
     assert "extension/tools/t01.py" in err
     assert "Traceback" not in err
-    assert "t02.py" not in err and "t03.py" not in err  # checked by a fresh worker: fine
+    assert "extension/tools/t03.py" in err and "load/syntax-error" in err  # a fresh worker
+    assert "t02.py" not in err  # checked, and fine
 
 
 def test_a_module_that_forks_or_starts_threads_at_import_leaves_nothing_behind(
