@@ -66,10 +66,7 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "states": scanner.find(path),
                 "extra": extra,
             }
-            result = ensure_json(result, f"{display}{path}")
-            if result["record"] is not None:  # its manifest text, encoded here in parallel
-                result["recordText"] = derive_json_text(result["record"])
-            progress.deliver(path, result)
+            progress.deliver_encoded(path, encode_result(result, f"{display}{path}"))
     return {}
 
 
@@ -82,11 +79,15 @@ def warm_up() -> None:
     derive_json_text(model.model_json_schema())
 
 
-def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
-    """`result` when it is plain JSON; else the result without its record, and an error
-    (a schema can carry values from user code, e.g. `json_schema_extra={"x": object()}`)."""
+def encode_result(result: dict[str, Any], shown: str) -> str:
+    """The JSON text of `result`, with its record's manifest text (`recordText`, encoded
+    here, in parallel) when it is plain JSON; else of the result without its record,
+    and an error (a schema can carry values from user code: `json_schema_extra={"x":
+    object()}`, NaN)."""
     try:
-        json.dumps(result, allow_nan=False)
+        if result["record"] is not None:
+            result = {**result, "recordText": derive_json_text(result["record"])}
+        return json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
         problem = error(
             "tool/schema-failed", shown,
@@ -94,9 +95,9 @@ def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
             "hold only strings, numbers, booleans, null, lists and objects",
             "check `json_schema_extra`, defaults and examples of its models: use JSON values",
         )
-        return {**result, "record": None, "extra": {}, "states": [],
-                "check": [*result["check"], problem.to_json()]}
-    return result
+        result = {key: value for key, value in result.items() if key != "recordText"}
+        return json.dumps({**result, "record": None, "extra": {}, "states": [],
+                           "check": [*result["check"], problem.to_json()]})
 
 
 def _check_role(ctx: _Context, path: str, role: str, name: str
