@@ -42,7 +42,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generated import edit_one_tool, write_extension, write_ts_extension
+from generated import edit_one_tool, twin_node_modules, write_extension, write_ts_extension
 
 REFERENCE = next((p / "shared" / "reference-eve.sh" for p in Path(__file__).resolve().parents
                   if (p / "shared" / "reference-eve.sh").is_file()), Path("reference-eve.sh"))
@@ -123,35 +123,6 @@ def measure_floor(root: Path, repeat: int, env: dict[str, str]) -> dict[int, Run
                 for _ in range(repeat)]
         found[jobs] = min(runs, key=lambda run: run.wall)
     return found
-
-
-TS_TOOLS = ("typescript@7.0.2", "@types/node@24")
-"""The twin's devDependencies, which the reference install (eve alone) does not hold."""
-
-
-def twin_node_modules(reference: Path, workdir: Path, path: str) -> Path:
-    """A node_modules of the reference's packages and TS_TOOLS (installed once with npm
-    into ${TMPDIR}/eve-bench-ts), linked entry by entry, `.bin` merged."""
-    tools = Path(os.environ.get("TMPDIR", "/tmp")) / "eve-bench-ts"
-    if not (tools / "node_modules" / "typescript").is_dir():
-        tools.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "PATH": f"{path}{os.environ.get('PATH', '')}"}
-        if not (tools / "package.json").is_file():
-            (tools / "package.json").write_text('{"name": "eve-bench-ts", "private": true}')
-        subprocess.run(["npm", "install", "--silent", *TS_TOOLS], cwd=tools, env=env,
-                       check=True)
-    merged = workdir / "node_modules"
-    (merged / ".bin").mkdir(parents=True)
-    for source in (reference, tools / "node_modules"):
-        for entry in source.iterdir():
-            target = merged / entry.name
-            if entry.name == ".bin":
-                for tool in entry.iterdir():
-                    if not (target / tool.name).exists():
-                        (target / tool.name).symlink_to(tool.resolve())
-            elif not target.exists():
-                target.symlink_to(entry.resolve(), target_is_directory=True)
-    return merged
 
 
 def reference_path() -> str | None:

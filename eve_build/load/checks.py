@@ -11,18 +11,18 @@ import inspect
 import json
 import typing
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from eve_build.cron import find_cron_problems
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic
 from eve_build.errors import describe_message
 from eve_build.load.signatures import find_signature_problems
 from eve_build.load.tool_prompt import find_prompt_problems
+from eve_build.load.where import Where as Where
 from eve_build.sdk.approval import Approval
 from eve_build.sdk.definitions import (
     Agent,
@@ -42,32 +42,6 @@ from eve_build.secret_fields import describe_given
 HTTP_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 CONNECTION_KINDS = ("mcp", "openapi")
 Record = dict[str, Any]
-
-
-class Where:
-    """Where a definition is: its file, and its line, found only when a diagnostic needs
-    it (`locate`, e.g. a parse of the module: most definitions have no problem)."""
-
-    __slots__ = ("_line", "_locate", "file")
-
-    def __init__(self, file: str, line: int | None = None,
-                 locate: Callable[[], int | None] | None = None) -> None:
-        self.file = file
-        self._line = line
-        self._locate = locate
-
-    @property
-    def line(self) -> int | None:
-        if self._locate is not None:
-            self._line, self._locate = self._locate(), None
-        return self._line
-
-    def error(self, code: str, message: str, hint: str) -> Diagnostic:
-        return error(code, self.file, message, hint, line=self.line)
-
-    def placed(self, found: list[Diagnostic]) -> list[Diagnostic]:
-        """`found`, each without a line given this one's."""
-        return [replace(d, line=self.line) if d.line is None else d for d in found]
 
 
 def is_model(value: object) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eve_build.output.stub_text import render_stub
+from eve_build.output.generate import render_stub
 
 _NAMED = {str: "str", int: "int", float: "float", bool: "bool", bytes: "bytes",
           type(None): "None"}
