@@ -48,10 +48,9 @@ def _build_extension(use_cache: bool, quiet: bool) -> None:
 
     from eve_build.engine.zygote import warm_workers
 
-    cache = Path(os.environ.get("EVE_CACHE_DIR") or "build/.eve-cache")
-    early = not (cache / "build-stamp.json").exists()  # no earlier build: a full one is
-    with warm_workers() if early else nullcontext() as zygote:  # near certain, so the
-        from eve_build.extension_build import build_extension  # zygote imports now
+    early = _likely_to_run(Path(os.environ.get("EVE_CACHE_DIR") or "build/.eve-cache"))
+    with warm_workers() if early else nullcontext() as zygote:  # so the zygote imports
+        from eve_build.extension_build import build_extension  # while we do
 
         result = _run(lambda: build_extension(Path(), use_cache=use_cache, zygote=zygote),
                       quiet)
@@ -60,6 +59,37 @@ def _build_extension(use_cache: bool, quiet: bool) -> None:
     print(f"Built {result.project.name} {result.project.version} into "
           f"{shown_path(result.package_dir)} ({len(result.files)} files, {tools} "
           f"tool{'' if tools == 1 else 's'})", flush=True)
+
+
+def _likely_to_run(cache: Path) -> bool:
+    """A guess, for when to start the zygote: no stamp of an earlier build, or a source
+    file (or pyproject.toml) changed after it. Wrong either way costs only time: a
+    zygote stopped unused, or one started after the stamp check (engine.stamp)."""
+    import os
+    import tomllib
+
+    try:
+        stamped = (cache / "build-stamp.json").stat().st_mtime_ns
+    except OSError:
+        return True
+    try:
+        pyproject = Path("pyproject.toml")
+        if pyproject.stat().st_mtime_ns > stamped:
+            return True
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        source = data["tool"]["eve"]["extension"].get("source", "extension")
+        pending = [str(source)]
+        while pending:  # (links are not followed: the stamp itself decides about them)
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__":
+                            pending.append(entry.path)
+                    elif entry.stat(follow_symlinks=False).st_mtime_ns > stamped:
+                        return True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    return False
 
 
 def _build_agent(use_cache: bool, quiet: bool) -> None:
