@@ -16,8 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eve_build.output.generate import render_stub
-
 _NAMED = {str: "str", int: "int", float: "float", bool: "bool", bytes: "bytes",
           type(None): "None"}
 _CONTAINERS = {list: "list", set: "set", frozenset: "frozenset", dict: "dict", tuple: "tuple"}
@@ -108,4 +106,6 @@ def derive_stub_parts(config_model: Any) -> tuple[str, str]:
 
 def render_factory_stub(import_name: str, config_model: Any, header: str) -> str:
     """The whole `__init__.pyi` of the generated package."""
+    from eve_build.output.generate import render_stub  # (workers need none of generate)
+
     return render_stub(import_name, *derive_stub_parts(config_model), header)
