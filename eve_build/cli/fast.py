@@ -68,6 +68,8 @@ def _likely_to_run(cache: Path) -> bool:
     import os
     import tomllib
 
+    from eve_build.userfile import read_user_text
+
     try:
         stamped = (cache / "build-stamp.json").stat().st_mtime_ns
     except OSError:
@@ -76,7 +78,7 @@ def _likely_to_run(cache: Path) -> bool:
         pyproject = Path("pyproject.toml")
         if pyproject.stat().st_mtime_ns > stamped:
             return True
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_user_text(pyproject, what="pyproject"))  # never a FIFO
         source = data["tool"]["eve"]["extension"].get("source", "extension")
         pending = [str(source)]
         while pending:  # (links are not followed: the stamp itself decides about them)

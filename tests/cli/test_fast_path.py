@@ -100,3 +100,29 @@ def test_eve_build_takes_the_fast_path_and_prints_what_typer_prints(
     assert fast.stdout.endswith("(unchanged)\n")
     imported = json.loads(fast.stderr.splitlines()[-1])
     assert not {"typer", "click", "rich"} & set(imported)  # (manifests are read by pydantic)
+
+
+def test_the_zygote_guess_reads_no_fifo_and_sees_an_edit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eve_build.cli.fast import _likely_to_run
+
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "cache"
+    assert _likely_to_run(cache)  # no stamp: a first build
+    (tmp_path / "extension" / "tools").mkdir(parents=True)
+    tool = tmp_path / "extension" / "tools" / "a.py"
+    tool.write_text("x = 1\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.eve.extension]\nsource = "extension"\n')
+    cache.mkdir()
+    (cache / "build-stamp.json").write_text("{}")
+    later = (cache / "build-stamp.json").stat().st_mtime_ns + 10**9
+    for old in (tool, tmp_path / "pyproject.toml"):
+        os.utime(old, ns=(0, 0))
+    assert not _likely_to_run(cache)  # nothing newer than the stamp
+    os.utime(tool, ns=(later, later))
+    assert _likely_to_run(cache)  # an edit
+    os.utime(tool, ns=(0, 0))
+    (tmp_path / "pyproject.toml").unlink()
+    os.mkfifo(tmp_path / "pyproject.toml")
+    os.utime(tmp_path / "pyproject.toml", ns=(0, 0))
+    assert not _likely_to_run(cache)  # a FIFO is never opened (the build reports it)
