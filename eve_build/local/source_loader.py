@@ -72,8 +72,8 @@ def _verify(file: Path, data: bytes, root: _Root) -> None:
     expected = root.verify.get(relative) if root.verify is not None else None
     if expected != hashlib.sha256(data).hexdigest():
         raise UnapprovedSourceError(
-            f"`{relative}` is not the file that was approved (it changed while loading); "
-            "it was not run")
+            f"`{relative}` is not the file that was approved (it changed after the trust "
+            "check, or the check did not cover it); it was not run")
 
 
 class _Finder(importlib.abc.MetaPathFinder):

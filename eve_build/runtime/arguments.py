@@ -63,6 +63,8 @@ def read_bounded(name: str, stdin: IO[bytes] | None = None) -> bytes:
             if path.is_dir():
                 raise UsageError(f"cannot read {shown}: it is a folder", _HINT_FILE)
             data = read_user_bytes(path, what="argument file", limit=MAX_ARGUMENT_BYTES).data
+    except UsageError:
+        raise
     except UserFileError as exc:
         if exc.too_large:
             raise _too_large(shown) from None
