@@ -21,6 +21,11 @@ cold build's CPU time, which a loaded machine changes less than wall time.
 `--twin` also builds the same tools with the TypeScript eve 0.80.1 installed by
 ../shared/reference-eve.sh (the `EVE_REFERENCE` environment variable may name another
 install script) and prints the ratios reference / eve-build.
+
+Every run also measures the floor (bench/floor.py: the same tool modules imported and
+their input schemas built with plain Python and pydantic, no eve-build code), serially
+and on all cores, and prints eve-build's cold wall time as a ratio to the faster of the
+two. The load average (`os.getloadavg`) is printed before each size.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from generated import edit_one_tool, write_extension, write_ts_extension
+from generated import edit_one_tool, twin_node_modules, write_extension, write_ts_extension
 
 REFERENCE = next((p / "shared" / "reference-eve.sh" for p in Path(__file__).resolve().parents
                   if (p / "shared" / "reference-eve.sh").is_file()), Path("reference-eve.sh"))
@@ -97,6 +102,8 @@ def measure(argv: list[str], root: Path, source: Path, suffix: str, outputs: lis
             if case == "cold":
                 for output in outputs:
                     shutil.rmtree(output, ignore_errors=True)
+                for cached in source.rglob("__pycache__"):  # the author's code really cold
+                    shutil.rmtree(cached, ignore_errors=True)
             elif case == "edited":
                 edit_one_tool(source, suffix)
             run = run_once(argv, root, env)
@@ -104,6 +111,18 @@ def measure(argv: list[str], root: Path, source: Path, suffix: str, outputs: lis
         assert best is not None
         results[case] = best
     return results
+
+
+def measure_floor(root: Path, repeat: int, env: dict[str, str]) -> dict[int, Run]:
+    """bench/floor.py on `root`'s tools, serially and on every core: best of `repeat`."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    floor = str(Path(__file__).resolve().parent / "floor.py")
+    found: dict[int, Run] = {}
+    for jobs in sorted({1, cores}):
+        runs = [run_once([sys.executable, floor, str(root), "--jobs", str(jobs)], root, env)
+                for _ in range(repeat)]
+        found[jobs] = min(runs, key=lambda run: run.wall)
+    return found
 
 
 def reference_path() -> str | None:
@@ -154,11 +173,15 @@ def main() -> None:
     try:
         for size in args.sizes:
             root = write_extension(workdir / f"py-{size}", f"bench-{size}", size)
+            print(f"load average before {size} tools: "
+                  + " ".join(f"{v:.2f}" for v in os.getloadavg()), file=sys.stderr, flush=True)
+            floors = measure_floor(root, args.repeat, env)
             ours = measure([eve, "extension", "build"], root, root / "extension", ".py",
                            [root / "build"], args.repeat, env)
             theirs: dict[str, Run] = {}
             if twin_path is not None:
-                node_modules = Path(twin_path.split(":")[1]).parent
+                node_modules = twin_node_modules(Path(twin_path.split(":")[1]).parent,
+                                                 workdir / f"modules-{size}", twin_path)
                 ts = write_ts_extension(workdir / f"ts-{size}", f"bench-{size}", size,
                                         node_modules)
                 ts_env = {**env, "PATH": f"{twin_path}{env.get('PATH', '')}"}
@@ -177,6 +200,13 @@ def main() -> None:
                             + f" | {other.wall / mine.wall:.1f}x |")
                 else:
                     row += " |"
+                if case == "cold":
+                    best = min(floors.values(), key=lambda run: run.wall)
+                    row += (" " + " / ".join(f"{r.wall:.2f} ({r.cpu:.2f})"
+                                            for r in floors.values())
+                            + f" | {mine.wall / best.wall:.2f}x |")
+                else:
+                    row += " - | - |"
                 rows.append(row)
                 print(row, file=sys.stderr, flush=True)
     finally:
@@ -189,6 +219,8 @@ def main() -> None:
     else:
         header += " |"
         rule += "|"
+    header += " floor wall (CPU), serial / all cores (s) | eve-build / floor |"
+    rule += "---:|---:|"
     print(header)
     print(rule)
     print("\n".join(rows))

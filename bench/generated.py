@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 EXTENSION = """from pydantic import BaseModel
@@ -96,3 +98,32 @@ def edit_one_tool(source: Path, suffix: str) -> None:
     first = sorted((source / "tools").glob(f"tool_*{suffix}"))[0]
     marker = "#" if suffix == ".py" else "//"
     first.write_text(first.read_text() + f"\n{marker} edited\n")
+
+
+TS_TOOLS = ("typescript@7.0.2", "@types/node@24")
+"""The twin's devDependencies, which the reference install (eve alone) does not hold."""
+
+
+def twin_node_modules(reference: Path, workdir: Path, path: str) -> Path:
+    """A node_modules of the reference's packages and TS_TOOLS (installed once with npm
+    into ${TMPDIR}/eve-bench-ts), linked entry by entry, `.bin` merged."""
+    tools = Path(os.environ.get("TMPDIR", "/tmp")) / "eve-bench-ts"
+    if not (tools / "node_modules" / "typescript").is_dir():
+        tools.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PATH": f"{path}{os.environ.get('PATH', '')}"}
+        if not (tools / "package.json").is_file():
+            (tools / "package.json").write_text('{"name": "eve-bench-ts", "private": true}')
+        subprocess.run(["npm", "install", "--silent", *TS_TOOLS], cwd=tools, env=env,
+                       check=True)
+    merged = workdir / "node_modules"
+    (merged / ".bin").mkdir(parents=True)
+    for source in (reference, tools / "node_modules"):
+        for entry in source.iterdir():
+            target = merged / entry.name
+            if entry.name == ".bin":
+                for tool in entry.iterdir():
+                    if not (target / tool.name).exists():
+                        (target / tool.name).symlink_to(tool.resolve())
+            elif not target.exists():
+                target.symlink_to(entry.resolve(), target_is_directory=True)
+    return merged

@@ -9,9 +9,10 @@ DiagnosticsError lists them all and the previous output is left as it was.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eve_build.capabilities import MANIFEST_FILENAME
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
@@ -26,6 +27,7 @@ from eve_build.engine.stamp import (
     read_output_state,
     write_stamp,
 )
+from eve_build.engine.zygote import Zygote, warm_workers
 from eve_build.errors import DiagnosticsError
 from eve_build.output.guards import (
     find_foreign_output,
@@ -62,10 +64,15 @@ class BuildResult:
     digests: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     """sha256 (hex) of every output file, by path under the output folder (full builds)."""
     _manifest: Manifest | None = field(default=None, repr=False, compare=False)
+    _manifest_data: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def manifest(self) -> Manifest:
         """The built manifest (read from the output when the build was skipped)."""
+        if self._manifest is None and self._manifest_data is not None:
+            from eve_build.manifest import Manifest
+
+            object.__setattr__(self, "_manifest", Manifest.model_validate(self._manifest_data))
         if self._manifest is None:
             from eve_build.manifest import read_manifest
 
@@ -95,7 +102,8 @@ def locate_extension_project(root: Path) -> ExtensionProject:
 
 
 def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
-                    workers: int | None = None, verify: bool = False) -> BuildResult:
+                    workers: int | None = None, verify: bool = False,
+                    zygote: Zygote | None = None) -> BuildResult:
     """Build the extension package at `root` into its output folder (atomically).
 
     Its modules are imported and checked in worker processes (`eve_build.engine`),
@@ -104,7 +112,8 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     not change is not rewritten, and when the build stamp says nothing changed since
     the last build (engine.stamp), nothing is imported or checked either. `verify`
     (what the hook and `eve extension pack` ask for) trusts the stamp only when every
-    output file still has the content hash the build recorded."""
+    output file still has the content hash the build recorded. `zygote`: one the caller
+    started early (engine.zygote.warm_workers), instead of one started here."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
@@ -129,9 +138,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
                                tools=stamp.tools, requires=stamp.requires, written=False,
                                checked=False, digests=stamp.digests)
-    result = _build_in_full(project, budget, use_cache=use_cache and not escape,
-                            write=write, workers=workers, sources=sources,
-                            environment=environment)
+    with nullcontext(zygote) if zygote else warm_workers() as warm:  # importing the
+        result = _build_in_full(project, budget, use_cache=use_cache and not escape,
+                                write=write, workers=workers, sources=sources,  # workers'
+                                environment=environment, zygote=warm)  # code meanwhile
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
                                      result.files, result.tools, result.requires,
@@ -143,13 +153,14 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
 
 def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
                    write: bool, workers: int | None, sources: dict[str, bytes],
-                   environment: str) -> BuildResult:
+                   environment: str, zygote: Zygote | None) -> BuildResult:
     """Discover, check (through the cache), generate and write; `sources` holds file
     bytes already read (by the stamp's fingerprint), by path under the source folder."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
     from eve_build.output.shipping import derive_digests
     from eve_build.source.discover import discover_source
+    from eve_build.source.skills import find_unreadable_instructions
 
     collected = Diagnostics()
     display = f"{project.source}/"
@@ -158,7 +169,8 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     collected.extend(found)
     cache = BuildCache(locate_cache_dir(project.output_dir)) if use_cache else None
     checked = check_source(project, layout, budget=budget, cache=cache, workers=workers,
-                           collected=collected, sources=sources, environment=environment)
+                           collected=collected, sources=sources, environment=environment,
+                           zygote=zygote)
     collected.extend(find_unreadable_instructions(layout, project.source_dir, display))
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
@@ -179,40 +191,24 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
         written = True
     return BuildResult(project=project, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
-                       tools=len(manifest.contributions.get("tools", [])),
-                       requires=dict(manifest.requires), written=written, _manifest=manifest,
-                       digests=derive_digests(files, manifest.files, project.import_name))
-
-
-def find_unreadable_instructions(layout: SourceLayout, source: Path,
-                                 display: str) -> list[Diagnostic]:
-    """instructions.md files that are not UTF-8 or start with a BOM: found here, once,
-    rather than by every consumer of the extension."""
-    from eve_build.source.skills import TextError, read_markdown
-
-    found = []
-    for tree in layout.tree.walk():
-        if tree.instructions and tree.instructions.endswith(".md"):
-            try:
-                read_markdown(source / tree.instructions)
-            except (TextError, OSError) as exc:
-                found.append(error("source/text-invalid", f"{display}{tree.instructions}",
-                                   str(exc), "save the file as UTF-8 without a byte order mark"))
-    return found
+                       tools=len(manifest["contributions"].get("tools", [])),
+                       requires=dict(manifest["requires"]), written=written,
+                       _manifest_data=manifest,
+                       digests=derive_digests(files, manifest["files"], project.import_name))
 
 
 def _derive_files(
     project: ExtensionProject, layout: SourceLayout, checked: CheckedSource,
     sources: dict[str, bytes],
-) -> tuple[dict[str, bytes], Manifest]:
+) -> tuple[dict[str, bytes], dict[str, Any]]:
     from eve_build._version import __version__
     from eve_build.capabilities import (
         MANIFEST_FORMAT_VERSION,
         MANIFEST_KIND,
         derive_requirements,
     )
-    from eve_build.manifest import Manifest, serialize_manifest
     from eve_build.output import generate
+    from eve_build.output.json_text import derive_json_text
 
     base, source = project.import_name, project.source_dir
     files: dict[str, bytes] = {}
@@ -228,7 +224,7 @@ def _derive_files(
     files[f"{base}/tools/__init__.py"] = generate.render_tools(project, checked.root_tools).encode()
     files[f"{base}/tools/__init__.pyi"] = generate.render_tools_stub(checked.root_tools).encode()
     files[f"{base}/py.typed"] = b""
-    manifest = Manifest.model_validate({
+    manifest: dict[str, Any] = {  # the order and shape of `Manifest.model_dump(by_alias=True)`
         "kind": MANIFEST_KIND,
         "formatVersion": MANIFEST_FORMAT_VERSION,
         "builtWithEve": __version__,
@@ -239,6 +235,7 @@ def _derive_files(
         "config": checked.config_schema,
         "contributions": checked.contributions,
         "files": hashes,
-    })
-    files[f"{base}/{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"] = serialize_manifest(manifest).encode()
+    }  # serialized as the model would be, without importing pydantic in this process
+    files[f"{base}/{SOURCE_PACKAGE}/{MANIFEST_FILENAME}"] = \
+        (derive_json_text(manifest, checked.fragments) + "\n").encode()
     return files, manifest

@@ -2,71 +2,31 @@
 
 Only this package imports typer or prints. Each command imports its core module
 inside the function, so `eve --help` stays fast. Conventions every command shares
-(`-h`, `--json`, schemas, exit codes) live in `conventions.py` and `output.py`.
+(`-h`, `--json`, schemas, exit codes) live in `conventions.py` and `output.py`; the
+typer application is `root.app` (also `eve_build.cli.app`). The hot command, `eve
+extension build`, in its plain forms, reaches the build core without typer or rich
+(`fast.py`); every other command line goes through typer exactly as before.
 """
 
 from __future__ import annotations
 
 import sys
-
-import typer
-
-from eve_build._version import __version__
-from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, session, trust
-from eve_build.cli import mcp as mcp_cli
-from eve_build.cli import sessions as sessions_cli
-from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
-from eve_build.cli.guard import guard_commands
-from eve_build.cli.output import configure, divert_process_stdout
-
-app = typer.Typer(
-    name="eve",
-    cls=EveGroup,
-    help="Build, package, mount and run eve extensions and agents.",
-    no_args_is_help=True,
-    context_settings=CONTEXT_SETTINGS,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(extension.app, name="extension")
-app.add_typer(ext.app, name="ext")
-agent.register(app)
-runtime.register(app)
-dev.register(app)
-serve.register(app)
-local.register(app, extension.app)
-trust.register(app)
-mcp_cli.register(app)
-add.register(app)
-session.register(app)
-sessions_cli.register(app)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"eve-build {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only errors and data: no "
-                               "progress, notes or warnings."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show extra detail on "
-                                 "stderr."),
-    version: bool = typer.Option(  # noqa: ARG001 (handled by its eager callback)
-        False, "--version", "-V", callback=_version, is_eager=True,
-        help="Print the version and exit."),
-) -> None:
-    """Build, package, mount and run eve extensions and agents."""
-    if quiet and verbose:
-        raise typer.BadParameter("use one of --quiet and --verbose", param_hint="--quiet")
-    configure(quiet=quiet, verbose=verbose)
-
-
-guard_commands(app)  # last: every command registered above gets the last-resort handler
+from typing import Any
 
 
 def main() -> None:
-    if "--json" in sys.argv[1:]:
-        divert_process_stdout()
-    app()
+    from eve_build.cli.fast import run_fast
+
+    if run_fast(sys.argv[1:]):
+        return
+    from eve_build.cli.root import main as run_app
+
+    run_app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from eve_build.cli.root import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,8 @@ from typing import Any
 import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
+from eve_build.cli.fast import count_of as _count
+from eve_build.cli.fast import shown_place as _shown
 from eve_build.cli.output import (
     detail,
     echo,
@@ -158,12 +160,3 @@ def _diagnostics(data: dict[str, Any]) -> list[Any]:
             for d in data["diagnostics"]["items"]]
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
-    except ValueError:
-        return str(path)

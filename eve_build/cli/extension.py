@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.fast import shown_path as _shown
 from eve_build.cli.output import (
     counted,
     detail,
@@ -128,10 +129,3 @@ def pack(
     echo(f"  import package: {wheel.import_package} ({counted(wheel.package_files, 'file')})")
     echo(f"  manifest requires: {requires}")
     echo(f"  external dependencies: {externals}")
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

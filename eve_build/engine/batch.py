@@ -25,6 +25,7 @@ from eve_build.load import checks
 from eve_build.load.contributions import _MISSING, _check_module, _Context
 from eve_build.load.importer import LoadedModules, import_modules, isolated_package
 from eve_build.naming import ContributionName
+from eve_build.output.json_text import derive_json_text
 from eve_build.output.stubs import derive_stub_parts
 from eve_build.sdk.definitions import DEFINITION_TYPES, Agent, Extension, Instructions, State
 from eve_build.source.layout import ModuleEntry
@@ -42,7 +43,10 @@ class Job(TypedDict):
 
 def check_batch(job: Job) -> dict[str, Any]:
     """Import and check each module of the job, in order, in this (worker) process;
-    each module's result is delivered to the parent as soon as it is known."""
+    each module's result is delivered to the parent as soon as it is known. No bytecode
+    is written into the author's source folder (`__pycache__`): the build reads it, and
+    writing it cost a cold 1000-tool build 0.1 s of CPU; bytecode already there is used."""
+    sys.dont_write_bytecode = True  # this is a worker: it ends after the batch
     source, display = Path(job["source"]), job["display"]
     package_root = Path(job["package_root"])
     contributions = set(job["contributions"])
@@ -65,15 +69,28 @@ def check_batch(job: Job) -> dict[str, Any]:
                 "states": scanner.find(path),
                 "extra": extra,
             }
-            progress.deliver(path, ensure_json(result, f"{display}{path}"))
+            progress.deliver_encoded(path, encode_result(result, f"{display}{path}"))
     return {}
 
 
-def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
-    """`result` when it is plain JSON; else the result without its record, and an error
-    (a schema can carry values from user code, e.g. `json_schema_extra={"x": object()}`)."""
+def warm_up() -> None:
+    """Run once in the zygote: pydantic imports and builds much of itself on the first
+    model and the first JSON Schema; done here, no worker pays for it."""
+    from pydantic import create_model
+
+    model = create_model("WarmUp", query=(str, ...), limit=(int, 1))
+    derive_json_text(model.model_json_schema())
+
+
+def encode_result(result: dict[str, Any], shown: str) -> str:
+    """The JSON text of `result`, with its record's manifest text (`recordText`, encoded
+    here, in parallel) when it is plain JSON; else of the result without its record,
+    and an error (a schema can carry values from user code: `json_schema_extra={"x":
+    object()}`, NaN)."""
     try:
-        json.dumps(result, allow_nan=False)
+        if result["record"] is not None:
+            result = {**result, "recordText": derive_json_text(result["record"])}
+        return json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
         problem = error(
             "tool/schema-failed", shown,
@@ -81,9 +98,9 @@ def ensure_json(result: dict[str, Any], shown: str) -> dict[str, Any]:
             "hold only strings, numbers, booleans, null, lists and objects",
             "check `json_schema_extra`, defaults and examples of its models: use JSON values",
         )
-        return {**result, "record": None, "extra": {}, "states": [],
-                "check": [*result["check"], problem.to_json()]}
-    return result
+        result = {key: value for key, value in result.items() if key != "recordText"}
+        return json.dumps({**result, "record": None, "extra": {}, "states": [],
+                           "check": [*result["check"], problem.to_json()]})
 
 
 def _check_role(ctx: _Context, path: str, role: str, name: str
@@ -131,16 +148,20 @@ class StateScanner:
     def __init__(self, package: str, contributions: set[str]) -> None:
         self.prefix = f"{package}."
         self.contributions = contributions
+        self.seen: set[str] = set()  # names in sys.modules looked at (each once)
         self.known: dict[str, tuple[str, list[list[Any]]]] = {}  # dotted -> (file, states)
 
     def find(self, path: str) -> list[list[Any]]:
-        for dotted in [k for k in list(sys.modules) if k.startswith(self.prefix)
-                       and k not in self.known]:
-            self.known[dotted] = self._scan(dotted)
+        new = sys.modules.keys() - self.seen
+        self.seen |= new
+        for dotted in sorted(new):
+            if dotted.startswith(self.prefix):
+                scanned = self._scan(dotted)
+                if scanned[1]:  # only modules with states are looked at again
+                    self.known[dotted] = scanned
         found: list[list[Any]] = []
         for dotted, (shown, states) in self.known.items():
-            if states and (shown == path or shown not in self.contributions) \
-                    and dotted in sys.modules:
+            if (shown == path or shown not in self.contributions) and dotted in sys.modules:
                 found.extend(states)
         return found
 

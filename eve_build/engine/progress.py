@@ -9,6 +9,7 @@ threads the previous module left running (they would keep a process alive for ev
 from __future__ import annotations
 
 import json
+import os
 import threading
 from multiprocessing.connection import Connection
 from typing import ClassVar
@@ -18,6 +19,7 @@ from eve_build.diagnostics import Diagnostic, error
 
 class _State:
     channel: Connection | None = None
+    pid: int = 0  # the worker's; a process user code forked from it never reports
     current: str | None = None
     known_threads: ClassVar[set[int]] = set()
     found: ClassVar[list[Diagnostic]] = []
@@ -26,6 +28,7 @@ class _State:
 def install(channel: Connection) -> None:
     """Make this process a worker that reports to `channel`."""
     _State.channel = channel
+    _State.pid = os.getpid()
     _State.current = None
     _State.known_threads.clear()
     _State.known_threads.update(t.ident or 0 for t in threading.enumerate())
@@ -39,12 +42,22 @@ def in_worker() -> bool:
 
 def send(message: dict[str, object]) -> None:
     if _State.channel is not None:
+        if os.getpid() != _State.pid:  # a copy user code forked at import, back in ours:
+            os._exit(0)  # it must not speak for the worker (nor build a second time)
         _State.channel.send_bytes(json.dumps(message).encode())
 
 
 def deliver(key: str, value: object) -> None:
     """Hand one finished result to the parent now (kept even if the worker dies later)."""
     send({"partial": {key: value}})
+
+
+def deliver_encoded(key: str, text: str) -> None:
+    """`deliver` of a value already encoded as JSON `text` (not encoded twice)."""
+    if _State.channel is not None:
+        if os.getpid() != _State.pid:  # as in `send`
+            os._exit(0)
+        _State.channel.send_bytes(f'{{"partial": {{{json.dumps(key)}: {text}}}}}'.encode())
 
 
 def begin(shown: str) -> None:

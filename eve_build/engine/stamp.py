@@ -78,7 +78,7 @@ def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str
     hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
     try:
         hasher.update(read_user_bytes(pyproject, what="pyproject").data)
-    except OSError:
+    except OSError:  # a FIFO, a device, a link that loops: the full build says what
         return None
     found = read_source_files(source_dir, package_root or pyproject.parent)
     if found is None:

@@ -11,11 +11,14 @@ crash, `os._exit`) is noticed at once. Either becomes a diagnostic naming the mo
 in progress, and the other workers carry on. In a worker, stdout is redirected to
 stderr (user code that prints cannot corrupt machine-readable output) and Ctrl-C is
 left to the parent, so a KeyboardInterrupt there was raised by user code. Workers die
-with their parent, whatever signal ends it (eve_build.engine.lifeline).
+with their parent, whatever signal ends it (eve_build.engine.lifeline). Given a
+`zygote` (eve_build.engine.zygote), the workers are forked from it instead: already
+warm, and `target` must then be a module-level function (it is named, not pickled).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import multiprocessing
 import os
@@ -31,8 +34,11 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine import lifeline, progress
+from eve_build.engine.zygote import WarmWorker, Zygote
 
 Target = Callable[[Any], Any]
+START_SECONDS = 60.0
+"""A warm worker's first deadline: the zygote may still be importing (a loaded machine)."""
 
 
 @dataclass
@@ -47,7 +53,7 @@ class Outcome:
 
 @dataclass
 class _Running:
-    process: BaseProcess
+    process: BaseProcess | WarmWorker
     channel: Connection
     deadline: float
     current: str | None = None
@@ -83,9 +89,14 @@ def _worker_main(channel: Connection, target: Target, payload: Any, parent: int)
         os._exit(code)  # skips joining threads user code left running
 
 
-def run_jobs(target: Target, payloads: list[Any], *, budget: float) -> list[Outcome]:
-    """Run `target(payload)` for each payload, each in its own worker, all at once."""
+def run_jobs(target: Target | str, payloads: list[Any], *, budget: float,
+             zygote: Zygote | None = None,
+             meanwhile: Callable[[], object] | None = None) -> list[Outcome]:
+    """Run `target(payload)` for each payload, each in its own worker, all at once;
+    `meanwhile` runs in this process once they are started (imports for later).
+    `target` may be named ("module:function"): it is imported here only when needed."""
     context = _context()
+    named = target if isinstance(target, str) else f"{target.__module__}:{target.__qualname__}"
     sys.stdout.flush()
     sys.stderr.flush()
     lifeline.prepare()
@@ -94,6 +105,18 @@ def run_jobs(target: Target, payloads: list[Any], *, budget: float) -> list[Outc
         try:
             for payload in payloads:
                 lifeline.check_stopping()
+                if zygote is not None:  # started once it says its pid (`_receive`)
+                    try:
+                        warm = zygote.spawn(named, payload)
+                    except OSError:  # the zygote is gone (killed?): fork from here instead
+                        zygote = None
+                    else:
+                        running.append(_Running(warm, warm.channel,
+                                                time.monotonic() + max(budget, START_SECONDS)))
+                        continue
+                if isinstance(target, str):
+                    module, _, name = target.partition(":")
+                    target = getattr(importlib.import_module(module), name)
                 receive, send = context.Pipe(duplex=False)
                 process = context.Process(target=_worker_main,
                                           args=(send, target, payload, os.getpid()),
@@ -102,6 +125,8 @@ def run_jobs(target: Target, payloads: list[Any], *, budget: float) -> list[Outc
                 send.close()
                 running.append(_Running(process, receive, time.monotonic() + budget))
                 lifeline.track(process.pid or 0)
+            if meanwhile is not None:
+                meanwhile()
             _watch(running, budget)
         finally:
             for worker in running:
@@ -142,7 +167,11 @@ def _receive(worker: _Running, budget: float) -> None:
         worker.process.join(timeout=5)
         worker.outcome = Outcome(failure=_crashed(worker.current, worker.process.exitcode))
         return
-    if "begin" in message:
+    if "pid" in message and isinstance(worker.process, WarmWorker):  # a warm worker's first
+        worker.process.pid = message["pid"]
+        lifeline.track(message["pid"])
+        worker.deadline = time.monotonic() + budget
+    elif "begin" in message:
         worker.current = message["begin"]
         worker.deadline = time.monotonic() + budget
     elif "partial" in message:

@@ -12,17 +12,17 @@ import json
 import typing
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from eve_build.cron import find_cron_problems
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic
 from eve_build.errors import describe_message
 from eve_build.load.signatures import find_signature_problems
 from eve_build.load.tool_prompt import find_prompt_problems
+from eve_build.load.where import Where as Where
 from eve_build.sdk.approval import Approval
 from eve_build.sdk.definitions import (
     Agent,
@@ -44,15 +44,6 @@ CONNECTION_KINDS = ("mcp", "openapi")
 Record = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Where:
-    file: str
-    line: int | None
-
-    def error(self, code: str, message: str, hint: str) -> Diagnostic:
-        return error(code, self.file, message, hint, line=self.line)
-
-
 def is_model(value: object) -> bool:
     return isinstance(value, type) and issubclass(value, BaseModel)
 
@@ -62,9 +53,9 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
 ]]:
     from eve_build.load.fields import find_invalid_defaults, find_undefined_name
 
-    undefined = find_undefined_name(model, where.file, where.line, "model/name-undefined")
+    undefined = find_undefined_name(model, where.file, None, "model/name-undefined")
     if undefined is not None:
-        return {}, [undefined]
+        return {}, where.placed([undefined])
     try:
         with warnings.catch_warnings():  # a default with no JSON form: our own warning says so
             warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
@@ -80,7 +71,8 @@ def _schema(model: type[BaseModel], where: Where, code: str, what: str) -> tuple
                                 f"JSON: {describe_message(exc, 200)}",
                                 "keep `json_schema_extra` to JSON values (no objects, sets or "
                                 "NaN)")]
-    return schema, find_invalid_defaults(model, where.file, where.line, "model/default-invalid")
+    return schema, where.placed(
+        find_invalid_defaults(model, where.file, None, "model/default-invalid"))
 
 
 def find_async_validators(model: type[BaseModel], seen: set[type] | None = None) -> list[str]:

@@ -14,6 +14,7 @@ from eve_build.load import checks
 from eve_build.load.checks import Record, Where
 from eve_build.load.importer import LoadedModules, find_assignment_line
 from eve_build.load.signatures import find_signature_problems
+from eve_build.load.skill_record import check_skill as _check_skill
 from eve_build.sdk.definitions import (
     DEFINITION_TYPES,
     Agent,
@@ -25,7 +26,6 @@ from eve_build.sdk.definitions import (
     derive_kind,
 )
 from eve_build.source.layout import AgentTree, ModuleEntry
-from eve_build.source.skills import FrontmatterError, TextError, read_skill
 
 _MISSING = object()
 
@@ -52,8 +52,10 @@ class _Context:
 
     def where(self, path: str, attribute: str | None = None) -> Where:
         module = self.loaded.modules.get(path)
-        line = find_assignment_line(module, attribute) if module and attribute else None
-        return Where(f"{self.display}{path}", line)
+        if module is None or not attribute:
+            return Where(f"{self.display}{path}")
+        return Where(f"{self.display}{path}",
+                     locate=lambda: find_assignment_line(module, attribute))
 
     def definition(self, path: str, attribute: str, kinds: tuple[type, ...]) -> Any:
         """The module's definition, or _MISSING after reporting why not."""
@@ -171,39 +173,6 @@ def _check_module(ctx: _Context, entry: ModuleEntry, definition: Any) -> Record:
     item.update(details)
     item["identity"] = f"{ctx.identity_prefix}{entry.path}"
     return item
-
-
-def _check_skill(ctx: _Context, name: str, path: str, packaged: bool,
-                 assets: tuple[str, ...]) -> Record:
-    ctx.capabilities.add("skill")
-    shown = f"{ctx.display}{path}"
-    try:
-        meta = read_skill(ctx.source / path)
-    except TextError as exc:
-        ctx.found.append(error("source/text-invalid", shown, str(exc),
-                               "save the file as UTF-8 without a byte order mark"))
-        meta = {}
-    except (FrontmatterError, OSError) as exc:
-        ctx.found.append(error("skill/frontmatter-invalid", shown, str(exc),
-                               "start the file with `---`, `description: ...`, `---`"))
-        meta = {}
-    description = meta.get("description")
-    if description is not None and not isinstance(description, str):
-        ctx.found.append(error(
-            "skill/description-invalid", shown,
-            f"the `description` of the skill `{name}` is a {type(description).__name__}, "
-            "not text", "write it as one line of text: `description: <when to use it>`"))
-    elif packaged and (not isinstance(description, str) or not description.strip()):
-        ctx.found.append(error(
-            "skill/description-missing", shown,
-            f"the packaged skill `{name}` has no `description` in its frontmatter",
-            f"add `description: <when to use this skill>` to the frontmatter of `{shown}`",
-        ))
-    record: Record = {"name": name, "file": path,
-                      "description": description if isinstance(description, str) else ""}
-    if packaged:
-        record["assets"] = list(assets)
-    return record
 
 
 def _check_subagent(ctx: _Context, tree: AgentTree, checked: Checked) -> Record:

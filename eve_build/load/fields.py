@@ -64,7 +64,7 @@ def find_invalid_defaults(model: type[BaseModel], file: str, fallback: int | Non
         if info.metadata:
             annotation = Annotated[(annotation, *info.metadata)]
         try:
-            TypeAdapter(annotation).validate_python(info.default, strict=False)
+            _adapter(annotation).validate_python(info.default, strict=False)
         except ValidationError as exc:
             reason = exc.errors()[0]["msg"] if exc.errors() else str(exc)
             if is_secret_field(model, name):  # a validator's message may echo the value
@@ -87,6 +87,20 @@ def find_invalid_defaults(model: type[BaseModel], file: str, fallback: int | Non
                 "use a JSON value (text, a number, a boolean, a list or a dict) as the "
                 "default, or `Field(default_factory=...)`", line=line or fallback))
     return found
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(annotation: Any) -> TypeAdapter[Any]:
+    """One TypeAdapter per annotation in a worker (1000 tools' `limit: int = 5`: one)."""
+    try:
+        adapter = _ADAPTERS.get(annotation)
+    except TypeError:  # an unhashable annotation (Annotated with a dict in its metadata)
+        return TypeAdapter(annotation)
+    if adapter is None:
+        adapter = _ADAPTERS[annotation] = TypeAdapter(annotation)
+    return adapter
 
 
 def _has_json_form(value: object) -> bool:

@@ -7,7 +7,7 @@ module (`tools/__init__.py` + `.pyi`), `py.typed` and the agent-shaped tree unde
 
 from __future__ import annotations
 
-from eve_build.manifest import SOURCE_PACKAGE_DIR
+from eve_build.capabilities import SOURCE_PACKAGE_DIR
 from eve_build.naming import derive_identifier
 from eve_build.project.pyproject import ExtensionProject
 
@@ -48,9 +48,18 @@ def render_factory_stub(project: ExtensionProject, params: str, classes: str = "
 
     `params` and `classes` come from `stubs.derive_stub_parts(config_model)`, which runs
     where the config model was imported (a build worker)."""
-    from eve_build.output.stubs import render_stub
-
     return render_stub(project.import_name, params, classes, HEADER)
+
+
+def render_stub(import_name: str, params: str, classes: str, header: str) -> str:
+    """The whole `__init__.pyi` from derive_stub_parts()'s text (plain text: the build
+    process renders it without pydantic)."""
+    return (
+        f"{header}from typing import Any, Literal, NotRequired, TypedDict\n\n"
+        f"from eve_build.sdk import Env, Mount\n\n"
+        f"PACKAGE: str\nVERSION: str\n\n{classes}"
+        f"def {import_name}({params}) -> Mount: ...\n"
+    )
 
 
 def render_tools(project: ExtensionProject, tools: list[tuple[str, str, str]]) -> str:

@@ -12,6 +12,11 @@ It covers the plain JSON values that `model_dump` gives: `dict` with `str` keys,
 Anything else (another key type, a subclass, an unknown object, a cycle, nesting past
 the recursion limit) hands the whole value to `json.dumps`, so the text, or the error
 raised, is the standard library's own.
+
+`fragments` maps `id()` of dicts inside `value` to their text already encoded at the top
+level (by `derive_json_text` itself, e.g. in a build worker or from the build cache):
+such a dict is not walked again, its text is indented where it stands (JSON text has
+no raw newline but its line breaks, so re-indenting is replacing them).
 """
 
 from __future__ import annotations
@@ -28,22 +33,27 @@ class _Unusual(Exception):
     """A value outside the plain JSON types: `json.dumps` writes this one."""
 
 
-def derive_json_text(value: Any) -> str:
+def derive_json_text(value: Any, fragments: dict[int, str] | None = None) -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False)`, faster for plain JSON values."""
     pieces: list[str] = []
     try:
-        _encode(value, "\n", pieces.append)
+        _encode(value, "\n", pieces.append, fragments or {})
     except (_Unusual, RecursionError):
         return json.dumps(value, indent=2, ensure_ascii=False)
     return "".join(pieces)
 
 
-def _encode(value: Any, pad: str, append: Callable[[str], None]) -> None:
+def _encode(value: Any, pad: str, append: Callable[[str], None],
+            fragments: dict[int, str]) -> None:
     """Append the text of `value`, whose line starts with `pad` (a newline and spaces)."""
     kind = type(value)
     if kind is str:
         append(encode_basestring(value))
     elif kind is dict:
+        text = fragments.get(id(value)) if fragments else None
+        if text is not None:
+            append(text.replace("\n", pad))
+            return
         if not value:
             append("{}")
             return
@@ -55,7 +65,7 @@ def _encode(value: Any, pad: str, append: Callable[[str], None]) -> None:
             append(separator)
             append(encode_basestring(key))
             append(": ")
-            _encode(item, inner, append)
+            _encode(item, inner, append, fragments)
             separator = "," + inner
         append(pad + "}")
     elif kind is list or kind is tuple:
@@ -66,7 +76,7 @@ def _encode(value: Any, pad: str, append: Callable[[str], None]) -> None:
         separator = "[" + inner
         for item in value:
             append(separator)
-            _encode(item, inner, append)
+            _encode(item, inner, append, fragments)
             separator = "," + inner
         append(pad + "]")
     elif value is None:

@@ -106,14 +106,6 @@ def derive_stub_parts(config_model: Any) -> tuple[str, str]:
 
 def render_factory_stub(import_name: str, config_model: Any, header: str) -> str:
     """The whole `__init__.pyi` of the generated package."""
+    from eve_build.output.generate import render_stub  # (workers need none of generate)
+
     return render_stub(import_name, *derive_stub_parts(config_model), header)
-
-
-def render_stub(import_name: str, params: str, classes: str, header: str) -> str:
-    """The whole `__init__.pyi` from derive_stub_parts()'s text."""
-    return (
-        f"{header}from typing import Any, Literal, NotRequired, TypedDict\n\n"
-        f"from eve_build.sdk import Env, Mount\n\n"
-        f"PACKAGE: str\nVERSION: str\n\n{classes}"
-        f"def {import_name}({params}) -> Mount: ...\n"
-    )

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from eve_build.diagnostics import Diagnostic, error
 from eve_build.userfile import UserFileError, read_user_bytes
+
+if TYPE_CHECKING:
+    from eve_build.source.layout import SourceLayout
 
 
 class FrontmatterError(ValueError):
@@ -54,3 +58,18 @@ def read_markdown(path: Path) -> str:
 
 class TextError(FrontmatterError):
     """A markdown file that is not plain UTF-8 text."""
+
+
+def find_unreadable_instructions(layout: SourceLayout, source: Path,
+                                 display: str) -> list[Diagnostic]:
+    """instructions.md files that are not UTF-8 or start with a BOM: found here, once,
+    rather than by every consumer of the extension."""
+    found = []
+    for tree in layout.tree.walk():
+        if tree.instructions and tree.instructions.endswith(".md"):
+            try:
+                read_markdown(source / tree.instructions)
+            except (TextError, OSError) as exc:
+                found.append(error("source/text-invalid", f"{display}{tree.instructions}",
+                                   str(exc), "save the file as UTF-8 without a byte order mark"))
+    return found

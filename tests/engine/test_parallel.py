@@ -28,9 +28,9 @@ def test_parallel_and_serial_builds_write_byte_identical_output(
     batches: list[int] = []
     real = author.run_jobs
 
-    def counting(target: Any, payloads: list[Any], *, budget: float) -> Any:
+    def counting(target: Any, payloads: list[Any], *, budget: float, **options: Any) -> Any:
         batches.append(len(payloads))
-        return real(target, payloads, budget=budget)
+        return real(target, payloads, budget=budget, **options)
 
     monkeypatch.setattr(author, "run_jobs", counting)
 
@@ -63,9 +63,10 @@ def test_parallel_and_serial_builds_report_the_same_diagnostics(
 def test_small_extensions_use_one_worker_and_large_ones_every_core() -> None:
     assert derive_worker_count(0, cores=8) == 0
     assert derive_worker_count(10, cores=8) == 1
-    assert derive_worker_count(79, cores=8) == 1
+    assert derive_worker_count(23, cores=8) == 1
+    assert derive_worker_count(24, cores=8) == 2
     assert derive_worker_count(1000, cores=2) == 2
-    assert derive_worker_count(1000, cores=64) == 25
+    assert derive_worker_count(1000, cores=64) == 64
 
 
 def test_batches_keep_the_order_and_lose_nothing() -> None:

@@ -91,3 +91,14 @@ def test_a_large_manifest_shape_is_written_identically() -> None:
                             "examples": [[], {}, [{}]]}}
     value = {"contributions": {"tools": [dict(tool, name=f"tool_{n:04d}") for n in range(300)]}}
     assert derive_json_text(value) == standard(value)
+
+
+def test_fragments_encoded_apart_are_indented_where_they_stand() -> None:
+    record = {"name": "greet", "input": {"type": "object", "required": ["q\nx"]}, "n": [1.5]}
+    value = {"contributions": {"tools": [record, {"empty": {}}], "deep": [[record]]}}
+    fragments = {id(record): derive_json_text(record)}  # as a build worker encoded it
+
+    text = derive_json_text(value, fragments)
+
+    assert text == json.dumps(value, indent=2, ensure_ascii=False)
+    assert derive_json_text(value, {id(record): '{\n  "x": 1\n}'}).count('"x": 1') == 2  # used
