@@ -18,7 +18,7 @@ from typing import Any
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
 from eve_build.output.writer import write_file
-from eve_build.userfile import read_user_text
+from eve_build.userfile import describe_special, read_user_text
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -89,10 +89,30 @@ def write_snapshot(path: Path, snapshot: dict[str, Any]) -> None:
                "its folder does not exist" if not path.parent.is_dir() else "")
     if problem:
         raise _unwritable(path, problem)
+    target = _locate_regular_target(path)
     try:
-        write_file(path, text)
+        write_file(target, text)
     except OSError as exc:
         raise _unwritable(path, exc.strerror or type(exc).__name__) from None
+
+
+def _locate_regular_target(path: Path) -> Path:
+    """Where to write: `path`, or the regular file a link at `path` names (the link is
+    kept). An existing FIFO, device or socket (`-o /dev/full`) is never replaced: the
+    rename would put a regular file where a special one was (as root, a system one)."""
+    try:
+        info = path.stat()  # links followed
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise _unwritable(path, "it is a link to nothing") from None
+        return path
+    except OSError as exc:
+        raise _unwritable(path, exc.strerror or type(exc).__name__) from None
+    kind = describe_special(info.st_mode)
+    if kind is not None:
+        raise _unwritable(path, f"it is {kind}, not a regular file; eve-build replaces only "
+                          "regular files")
+    return path.resolve() if path.is_symlink() else path
 
 
 def _unwritable(path: Path, problem: str) -> DiagnosticsError:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -179,3 +181,31 @@ def test_json_stdout_stays_one_document_when_a_mount_file_prints(
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["status"] == "ready"
     assert "hello from the mount file" in result.stderr
+
+
+def test_migrate_never_replaces_a_fifo_or_a_device(tmp_path: Path) -> None:
+    """`eve state migrate -o /dev/full` (as root) used to replace the device with a file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    device_link = tmp_path / "full"  # a link to a character device: the link is what a
+    device_link.symlink_to("/dev/null")  # broken check would replace, never /dev/null
+    for target, kind in ((fifo, "a FIFO (named pipe)"), (device_link, "a character device")):
+        with pytest.raises(DiagnosticsError) as caught:
+            write_snapshot(target, {"formatVersion": 1, "state": {}, "approvals": {}})
+        [found] = caught.value.diagnostics
+        assert found.code == "state/snapshot-unwritable"
+        assert found.message == (f"cannot write `{target}`: it is {kind}, not a regular "
+                                 "file; eve-build replaces only regular files")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert device_link.is_symlink() and stat.S_ISCHR(device_link.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "pipe"]  # no temp left
+
+
+def test_migrate_writes_through_a_link_to_a_regular_file(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "session.json"
+    link.symlink_to(real)
+    write_snapshot(link, {"formatVersion": 1, "state": {"a": 1}, "approvals": {}})
+    assert link.is_symlink()  # the link is kept; the file it names holds the snapshot
+    assert json.loads(real.read_text())["state"] == {"a": 1}
