@@ -167,9 +167,15 @@ def test_a_node_that_never_answers_describe_is_dropped(home: Path) -> None:
 def test_a_node_whose_hook_hangs_is_cut_off_by_the_host(home: Path) -> None:
     add_node(home, NodeEntry("slow", home))
     with fake_node(home, "slow", describing(lambda request: None)):
-        spec = _spec(_scan(home)["slow"])
+        node = _scan(home)["slow"]
+        spec = _spec(node)
+        assert node.client is not None
 
         async def go() -> None:
+            # open this loop's connection first: on Python 3.11 a wait_for nested in
+            # another (the connect's own) can swallow the outer cancellation when both
+            # end at once, which a loaded machine makes likely at 0.2 s
+            await node.client.request("describe", {}, timeout=10)
             await asyncio.wait_for(spec.hooks["action.call"](
                 Event("action.call", tool="echo", arguments={})), 0.2)
 
