@@ -8,8 +8,6 @@ from typing import Any
 import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
-from eve_build.cli.fast import count_of as _count
-from eve_build.cli.fast import shown_place as _shown
 from eve_build.cli.output import (
     detail,
     echo,
@@ -19,6 +17,9 @@ from eve_build.cli.output import (
     render_diagnostics,
     run_core,
 )
+from eve_build.cli.summaries import counted as _count
+from eve_build.cli.summaries import describe_agent_built, describe_member
+from eve_build.cli.summaries import shown_place as _shown
 
 PATH_OPTION = path_option("The app root (holds `agent/`) or workspace root.")
 NO_CACHE_OPTION = typer.Option(False, "--no-cache", help="Build extensions without the build "
@@ -56,16 +57,9 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
     for change in result.changes:
         echo(f"  changed: {change}")
     for member in result.extensions:
-        state = "up to date" if member.state == "up-to-date" else "built"
-        echo(f"  {member.name}: {state}")
+        echo(describe_member(member))
         detail(f"    from {_shown(member.root)}")
-    from eve_build.dev import count_contributions
-
-    counts = count_contributions(result.compiled)  # as `eve dev` and `eve info` count them
-    subagents = f", {_count(counts['subagents'], 'subagent')}" if counts["subagents"] else ""
-    echo(f"Built the agent in {_shown(result.app_root)} ({_count(counts['tools'], 'tool')}, "
-         f"{_count(counts['mounts'], 'mount')}{subagents}) into "
-         f"{_shown(result.compiled_path)}" + ("" if result.written else " (unchanged)"))
+    echo(describe_agent_built(result))
 
 
 def _print_plan(path: Path, json_output: bool) -> None:

@@ -7,9 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.fast import shown_path as _shown
 from eve_build.cli.output import (
-    counted,
     detail,
     echo,
     emit_result,
@@ -17,6 +15,8 @@ from eve_build.cli.output import (
     render_diagnostics,
     run_core,
 )
+from eve_build.cli.summaries import counted, describe_extension_built
+from eve_build.cli.summaries import shown_path as _shown
 
 app = typer.Typer(help="Author eve extensions: scaffold, build and pack.",
                   no_args_is_help=True)
@@ -91,10 +91,7 @@ def build(
         return
     for written in result.files:
         detail(f"  wrote {written}")
-    tools = result.tools
-    echo(f"Built {result.project.name} {result.project.version} into "
-         f"{_shown(result.package_dir)} ({counted(len(result.files), 'file')}, "
-         f"{counted(tools, 'tool')})")
+    echo(describe_extension_built(result))
 
 
 @app.command("pack")

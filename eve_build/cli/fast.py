@@ -55,10 +55,9 @@ def _build_extension(use_cache: bool, quiet: bool) -> None:
         result = _run(lambda: build_extension(Path(), use_cache=use_cache, zygote=zygote),
                       quiet)
     _warn(result.warnings, quiet)
-    tools = result.tools
-    print(f"Built {result.project.name} {result.project.version} into "
-          f"{shown_path(result.package_dir)} ({len(result.files)} files, {tools} "
-          f"tool{'' if tools == 1 else 's'})", flush=True)
+    from eve_build.cli.summaries import describe_extension_built
+
+    print(describe_extension_built(result), flush=True)
 
 
 def _likely_to_run(cache: Path) -> bool:
@@ -95,20 +94,14 @@ def _likely_to_run(cache: Path) -> bool:
 
 
 def _build_agent(use_cache: bool, quiet: bool) -> None:
+    from eve_build.cli.summaries import describe_agent_built, describe_member
     from eve_build.consumer.build import build_agent
-    from eve_build.consumer.compiled import walk_trees
 
     result = _run(lambda: build_agent(Path(), None, use_cache=use_cache), quiet)
     _warn(result.warnings, quiet)
     lines = [f"  changed: {change}" for change in result.changes]
-    lines += [f"  {m.name}: {'up to date' if m.state == 'up-to-date' else 'built'}"
-              for m in result.extensions]
-    root = result.compiled.root
-    mounts = sum(len(t.mounts) for t in walk_trees(root))
-    lines.append(f"Built the agent in {shown_place(result.app_root)} "
-                 f"({count_of(len(root.tools), 'tool')}, {count_of(mounts, 'mount')}) into "
-                 f"{shown_place(result.compiled_path)}"
-                 + ("" if result.written else " (unchanged)"))
+    lines += [describe_member(member) for member in result.extensions]
+    lines.append(describe_agent_built(result))
     print("\n".join(lines), flush=True)
 
 
@@ -155,23 +148,3 @@ def _fail_like_typer(exc: Exception, quiet: bool) -> NoReturn:
     except typer.Exit as done:
         sys.exit(done.exit_code)
     sys.exit(1)
-
-
-def shown_path(path: Path) -> str:
-    """`path` relative to the working folder when it is inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def shown_place(path: Path) -> str:
-    """`path` relative to the (resolved) working folder, `.` for itself."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
-    except ValueError:
-        return str(path)
-
-
-def count_of(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

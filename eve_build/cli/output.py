@@ -48,11 +48,6 @@ def configure(*, quiet: bool = False, verbose: bool = False) -> None:
     SETTINGS.quiet, SETTINGS.verbose = quiet, verbose
 
 
-def counted(number: int, noun: str) -> str:
-    """`1 file`, `2 files`: a count with its noun in the right number."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def echo(text: str = "", *, nl: bool = True) -> None:
     """Data, on stdout: never coloured, never hidden."""
     typer.echo(escape_controls(text), nl=nl)

@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import counted, echo, echo_err, emit_result, run_core
+from eve_build.cli.output import echo, echo_err, emit_result, run_core
+from eve_build.cli.summaries import counted
 
 
 def register(app: typer.Typer) -> None:

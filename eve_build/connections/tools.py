@@ -36,10 +36,11 @@ from eve_build.connections.remote import (
 from eve_build.connections.resolve import ResolvedConnection, discover_connections
 from eve_build.diagnostics import Diagnostic, Severity, warning
 from eve_build.runtime.surface import Surface
-from eve_build.runtime.tools import ToolCallError, ToolEntry, read_timeout_variable
+from eve_build.runtime.tools import ToolCallError, ToolEntry
 from eve_build.runtime.trace import logger
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.definitions import Tool
+from eve_build.settings import read_setting
 
 if TYPE_CHECKING:
     from mcp import types
@@ -59,7 +60,7 @@ class ConnectionTools:
     def __init__(self, agent: Agent, environ: Mapping[str, str]) -> None:
         self._agent = agent
         self._environ = environ
-        self.timeout = read_timeout_variable(environ, TIMEOUT_VARIABLE, OPEN_TIMEOUT)
+        self.timeout = read_setting(TIMEOUT_VARIABLE, environ, OPEN_TIMEOUT)
         self._hub = ConnectionHub()
         self._lock = threading.Lock()
         self._opened: concurrent.futures.Future[None] | None = None

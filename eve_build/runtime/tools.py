@@ -36,14 +36,7 @@ def derive_timeout(tool: Tool | None, environ: Mapping[str, str] = os.environ) -
     own = tool.timeout if tool is not None else None
     if isinstance(own, int | float) and not isinstance(own, bool) and 0 < own < math.inf:
         return min(float(own), OWN_TIMEOUT_MAX)  # past it a timer bounds nothing or overflows
-    return read_timeout_variable(environ, TIMEOUT_VARIABLE, TOOL_TIMEOUT)
-
-
-def read_timeout_variable(environ: Mapping[str, str], name: str, default: float) -> float:
-    """Seconds from the variable `name` (a row of eve_build.settings) when it holds a
-    number in its range, else `default`: the loader refused an invalid value already
-    (`setting/value-invalid`), so a call is never stopped by one."""
-    return read_setting(name, environ, default)
+    return read_setting(TIMEOUT_VARIABLE, environ, TOOL_TIMEOUT)
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import load_agent
 from eve_build.runtime.loopwatch import label_task
-from eve_build.runtime.tools import read_timeout_variable
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext
 from eve_build.serve.contributions import BoundContribution, describe_error, find_bound
 from eve_build.serve.errors import serve_error
+from eve_build.settings import read_setting
 
 
 @dataclass(frozen=True)
@@ -116,8 +116,7 @@ async def run_schedule(agent: Agent, schedule: BoundContribution, *,
 
     `timeout` defaults to EVE_SCHEDULE_TIMEOUT, else SCHEDULE_TIMEOUT seconds."""
     if timeout is None:
-        timeout = read_timeout_variable(os.environ, SCHEDULE_TIMEOUT_VARIABLE,
-                                        SCHEDULE_TIMEOUT)
+        timeout = read_setting(SCHEDULE_TIMEOUT_VARIABLE, os.environ, SCHEDULE_TIMEOUT)
     definition = schedule.definition
     mode = "markdown" if definition.markdown is not None else "run"
     await _observe(agent, schedule, "start", mode=mode)

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from eve_build.runtime.tools import read_timeout_variable
 from eve_build.session.errors import session_error
+from eve_build.settings import read_setting
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -115,7 +115,7 @@ def _extra_missing(name: str, provider: str, exc: ImportError) -> Exception:
 
 def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
     """Each request's timeout and the SDK's retries (`EVE_MODEL_TIMEOUT`, `EVE_MODEL_RETRIES`)."""
-    timeout = read_timeout_variable(environ, TIMEOUT_VARIABLE, MODEL_TIMEOUT)
+    timeout = read_setting(TIMEOUT_VARIABLE, environ, MODEL_TIMEOUT)
     retries = environ.get(RETRIES_VARIABLE, "")
     settings: dict[str, Any] = {"timeout": timeout,
                                 "max_retries": int(retries) if retries.isdigit()

@@ -126,3 +126,19 @@ def test_the_zygote_guess_reads_no_fifo_and_sees_an_edit(
     os.mkfifo(tmp_path / "pyproject.toml")
     os.utime(tmp_path / "pyproject.toml", ns=(0, 0))
     assert not _likely_to_run(cache)  # a FIFO is never opened (the build reports it)
+
+
+def test_eve_build_of_an_agent_with_subagents_prints_what_typer_prints(
+        copy_fixture: Callable[[str], Path], tmp_path: Path) -> None:
+    """Both paths count as `eve info` does (acme-crm contributes subagents)."""
+    app = copy_fixture("apps/one-mount")
+    (app / "packages").mkdir(exist_ok=True)
+    copy_fixture("extensions/acme-crm").rename(app / "packages" / "acme-crm")
+
+    first = run(PROBE, ["build"], app, tmp_path)
+    typer = run(TYPER, ["build"], app, tmp_path)
+    fast = run(PROBE, ["build"], app, tmp_path)
+
+    assert first.returncode == typer.returncode == fast.returncode == 0, first.stderr
+    assert fast.stdout == typer.stdout
+    assert "(5 tools, 1 mount, 2 subagents)" in first.stdout

@@ -22,7 +22,7 @@ from eve_build.engine.stamp import (
 )
 from eve_build.extension_build import build_extension
 from tests.conftest import FIXTURES, copy_fixture_tree
-from tests.hatch.test_shipped_output import edit_keeping_size_and_mtime
+from tests.edits import edit_keeping_size_and_mtime
 
 Copy = Callable[[str], Path]
 

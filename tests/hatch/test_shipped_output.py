@@ -3,7 +3,6 @@ mtime (issue 23 item 3): real hatchling `WheelBuilder`."""
 
 from __future__ import annotations
 
-import os
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -12,19 +11,7 @@ import pytest
 from hatchling.builders.wheel import WheelBuilder
 
 from eve_build.extension_build import build_extension
-
-SPIN = Path("build/eve/gizmo/extension/tools/spin.py")
-
-
-def edit_keeping_size_and_mtime(path: Path) -> bytes:
-    """Swap two bytes' case (same size), then put the mtime back; returns the original."""
-    original = path.read_bytes()
-    info = path.stat()
-    index = original.index(b"def")
-    path.write_bytes(original[:index] + b"DEF" + original[index + 3:])
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert path.stat().st_size == info.st_size and path.stat().st_mtime_ns == info.st_mtime_ns
-    return original
+from tests.edits import SPIN, edit_keeping_size_and_mtime
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from eve_build.extension_build import build_extension
 from eve_build.pack import pack_extension
-from tests.hatch.test_shipped_output import SPIN, edit_keeping_size_and_mtime
+from tests.edits import SPIN, edit_keeping_size_and_mtime
 
 pytestmark = pytest.mark.integration
 

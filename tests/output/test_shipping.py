@@ -3,7 +3,6 @@ trusted: the stamp sees the change time, and packing compares content hashes."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,22 +13,9 @@ from eve_build.engine.stamp import STAMP_FILE, Stamp, read_stamp, write_stamp
 from eve_build.extension_build import build_extension
 from eve_build.output.shipping import find_output_unlike_build
 from tests.conftest import FIXTURES, copy_fixture_tree
+from tests.edits import SPIN, edit_keeping_size_and_mtime
 
 Copy = Callable[[str], Path]
-SPIN = Path("build/eve/gizmo/extension/tools/spin.py")
-
-
-def edit_keeping_size_and_mtime(path: Path) -> bytes:
-    """Swap two bytes' case (same size), then put the mtime back; returns the original."""
-    original = path.read_bytes()
-    info = path.stat()
-    index = original.index(b"def")
-    path.write_bytes(original[:index] + b"DEF" + original[index + 3:])
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert path.stat().st_size == info.st_size and path.stat().st_mtime_ns == info.st_mtime_ns
-    return original
-
-
 @pytest.fixture
 def gizmo(copy_fixture: Copy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
