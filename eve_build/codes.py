@@ -297,6 +297,23 @@ CODES: dict[str, str] = {
     "serve/response-invalid": "A response has a status outside 100-599 or a header holding "
         "CR, LF or NUL: 500 instead.",
     "serve/internal-error": "A route failed outside any channel handler: 500, one log line.",
+    # serve: who may call a route, and what an error answer looks like (issue 26 item 10,
+    # issue 30; docs/deploying.md, docs/serving.md)
+    "serve/host-refused": "A request's `Host` names no admitted host (DNS rebinding): 421.",
+    "serve/origin-refused": "A request's `Origin` is neither the server's own nor an "
+        "`--allow-origin` (a page of another site): 403.",
+    "serve/content-type-refused": "A body sent to a JSON route (or read with "
+        "`request.json()`) does not say `Content-Type: application/json`: 415.",
+    "serve/allow-host-invalid": "An `--allow-host` (or EVE_ALLOW_HOSTS) value is not a host "
+        "name or address.",
+    "serve/allow-origin-invalid": "An `--allow-origin` (or EVE_ALLOW_ORIGINS) value is not "
+        "`scheme://host[:port]`.",
+    "serve/route-unknown": "No route or channel is served at the requested path: 404.",
+    "serve/method-not-allowed": "The path is served, but not for the request's method: 405.",
+    "serve/not-ready": "`eve dev` has no good build to serve yet: 503.",
+    "serve/channel-unavailable": "A channel's mount did not open (an `env()` value is unset): "
+        "503, the handler is not called.",
+    "serve/body-invalid": "A channel's `request.json()` was given a body that is not JSON: 400.",
     "setting/value-invalid": "A numeric setting (an environment variable or an option) is "
         "not a number in its range.",
     # special files, signals, trust and the cache (issue 23 round two)

@@ -36,6 +36,16 @@ TIMEOUT_OPTION = setting_option(30.0, "--channel-timeout",
 MAX_BODY_OPTION = setting_option("1MiB", "--max-body", "The largest request body (bytes, or "
                                  "with KiB, MiB, GiB); a larger one is answered 413.")
 
+ALLOW_HOST_OPTION = typer.Option(
+    None, "--allow-host", metavar="HOST", callback=lambda values: _check_allowed("host", values),
+    help="Also admit requests naming this host (`agent.example.com`; `*`: any); repeatable. "
+         "Loopback names and the listening address are admitted already (docs/deploying.md).")
+ALLOW_ORIGIN_OPTION = typer.Option(
+    None, "--allow-origin", metavar="ORIGIN",
+    callback=lambda values: _check_allowed("origin", values),
+    help="Also admit browser requests from pages of this origin (`https://app.example.com`, "
+         "`http://localhost:*`); repeatable. The server's own origin is admitted already.")
+
 schedule_app = typer.Typer(help="Run one schedule now.", no_args_is_help=True)
 
 
@@ -60,6 +70,8 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           approve: bool = typer.Option(False, "--approve", help="Approve every call over "
                                        "/mcp of tools that ask for approval (the MCP "
                                        "client's own confirmation is then the only one)."),
+          allow_host: list[str] | None = ALLOW_HOST_OPTION,
+          allow_origin: list[str] | None = ALLOW_ORIGIN_OPTION,
           json_output: bool = typer.Option(
               False, "--json", help="JSON lines on stdout: `serving` with the URL, then "
               "`stopped` (docs/reference/json.md).")) -> None:
@@ -81,13 +93,24 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
         return run_server(path, host=host, port=port, channel_timeout=channel_timeout,
                           access_log=access_log, extensions=extension or (),
                           on_ready=ready, workers=workers, schedules=run_schedules,
-                          approve=approve, max_body=int(float(max_body)))
+                          approve=approve, max_body=int(float(max_body)),
+                          allow_hosts=allow_host or (), allow_origins=allow_origin or ())
 
     served = run_core(run, json_output=json_output)
     if json_output:
         emit_json_line(envelope("stopped", signal=served.signal))
     stopped = f" on {served.signal}" if served.signal else ""
     note(f"stopped{stopped}")
+
+
+def _check_allowed(kind: str, values: list[str] | None) -> list[str] | None:
+    """`--allow-host` / `--allow-origin` values checked (a usage error, exit 2)."""
+    from eve_build.serve.admission import find_host_problems, find_origin_problems
+
+    found = (find_host_problems if kind == "host" else find_origin_problems)(values or ())
+    if found:
+        raise typer.BadParameter(f"{found[0].message}; {found[0].hint}")
+    return values
 
 
 def configure_logging() -> None:

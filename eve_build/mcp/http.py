@@ -5,7 +5,9 @@ app with it mounted at `/mcp` (`create_app_with_mcp`).
 and the lifespan its session manager needs. Run alone, `app` carries that lifespan
 itself; mounted inside another app (`eve serve`), add `routes` to it and enter
 `lifespan()` in its lifespan, because Starlette does not run a mounted app's lifespan.
-Loopback hosts get the SDK's DNS-rebinding protection (Host and Origin checked).
+Run alone, loopback hosts get the SDK's DNS-rebinding protection (Host and Origin
+checked); inside `eve serve` the app's admission policy (eve_build.serve.admission)
+checks every route, `/mcp` included, so the SDK's own check is off there.
 """
 
 from __future__ import annotations
@@ -36,12 +38,18 @@ class McpHttp:
 
 def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
                     subagent: str | None = None, approve: bool = False, path: str = MCP_PATH,
-                    host: str = "127.0.0.1",
+                    host: str = "127.0.0.1", admitted: bool = False,
                     commands: CommandSource | None = None) -> McpHttp:
-    """The agent's MCP server as a streamable HTTP ASGI app at `path`."""
+    """The agent's MCP server as a streamable HTTP ASGI app at `path`; `admitted`: the
+    app it is mounted in checks Host and Origin (the SDK then does not)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
                                commands=commands)
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False) \
+        if admitted else None
+    app = server.streamable_http_app(streamable_http_path=path, host=host,
+                                     transport_security=security)
     routes = list(app.routes)
     # `path/` is served too, rather than redirected: starlette builds its slash redirects
     # from the Host header, so a client could be sent anywhere (issue 23, item 8)
@@ -59,10 +67,17 @@ def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "12
 
     The MCP server always serves the host's current generation, so `eve dev`'s swaps
     reach MCP clients too; its session manager runs in the app's lifespan. `address` is
-    the one the app listens on: loopback ones get DNS-rebinding protection. `options`
-    go to `build_app` as they are.
+    the one the app listens on: the admission policy (`options["admission"]`, else
+    derived from `address`) checks Host, Origin and content type of every route, `/mcp`
+    included. `options` go to `build_app` as they are.
     """
+    import os
+
+    from eve_build.serve.admission import derive_admission
     from eve_build.serve.app import build_app
+
+    if options.get("admission") is None:
+        options["admission"] = derive_admission(address, environ=os.environ)
 
     mounted: list[McpHttp] = []
     lifespans = [*options.pop("lifespans", ()), lambda _app: mounted[0].lifespan()]
@@ -75,7 +90,7 @@ def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "12
         agent: Agent = generation.agent
         return agent
 
-    mcp = create_mcp_http(current, root, approve=approve, host=address)
+    mcp = create_mcp_http(current, root, approve=approve, host=address, admitted=True)
     mounted.append(mcp)
     app.router.routes.extend(mcp.routes)  # routes are matched before the channels
     return app

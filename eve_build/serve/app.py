@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -28,6 +29,8 @@ from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
 from eve_build.runtime.loopwatch import LoopWatch
+from eve_build.serve.admission import Admission, AdmissionPolicy, derive_admission
+from eve_build.serve.answers import answer_http_exception
 from eve_build.serve.barrier import Barrier
 from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
@@ -52,6 +55,7 @@ def build_app(
     lifespans: Sequence[Lifespan] = (), schedules: bool = True, clock: Clock = local_now,
     host: Host | None = None, extensions: Sequence[Path] = (), max_body: int = MAX_BODY,
     store: SessionStore | None = None, sleep: Sleep | None = None,
+    admission: AdmissionPolicy | None = None,
 ) -> Starlette:
     """The served agent of `root` (raises DiagnosticsError when it cannot load).
 
@@ -61,8 +65,14 @@ def build_app(
     With `store` (`eve serve`), the agent's state lives in it (durable, shared by every
     process on the store), each schedule's due time is claimed there so that one process
     runs it, and the app closes the store when it stops; without, state is in memory.
-    `clock` and `sleep` are the scheduler's (tests accelerate them).
+    `clock` and `sleep` are the scheduler's (tests accelerate them). `admission` is the
+    policy every request passes first (eve_build.serve.admission); by default that of a
+    server on 127.0.0.1 with EVE_ALLOW_HOSTS / EVE_ALLOW_ORIGINS of the environment.
     """
+    if admission is None:
+        import os
+
+        admission = derive_admission("127.0.0.1", environ=os.environ)
     channel_timeout = parse_setting("--channel-timeout", channel_timeout)
     max_body = int(parse_setting("--max-body", max_body))
     claims = None
@@ -122,7 +132,9 @@ def build_app(
                              environ)
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
                             *routes], lifespan=lifespan,
-                    middleware=[Middleware(Barrier, max_body=max_body)])
+                    middleware=[Middleware(Admission, policy=admission),
+                                Middleware(Barrier, max_body=max_body)],
+                    exception_handlers={HTTPException: answer_http_exception})
     # never a redirect: starlette builds its slash redirects from the Host header
     app.router.redirect_slashes = False
     app.router.default = host  # channels answer whatever no route matched

@@ -104,7 +104,8 @@ class _Exchange:
                   f"large: {why}; the limit is {self.limit} bytes (`--max-body`)")
         response = fault_response(
             "serve/body-too-large", f"the request body is larger than {self.limit} bytes",
-            status=413, limit=self.limit)
+            status=413, hint="send a smaller body, or start the server with a larger "
+            "`--max-body`", limit=self.limit)
         response.headers["connection"] = "close"
         await response(self.scope, self._receive_nothing, self._send)
 
@@ -119,7 +120,7 @@ class _Exchange:
         if self.started:
             return  # half a response is out: uvicorn closes the connection
         self.started = True
-        await fault_response(code, "the server failed to answer; its log says why"
+        await fault_response(code, "the server failed to answer"
                              )(self.scope, self._receive_nothing, self._send)
 
     async def _receive_nothing(self) -> Message:

@@ -3,9 +3,10 @@
 A dict or list becomes JSON, a string text, None an empty 204, a starlette
 Response is sent as it is. Whatever goes wrong on the handler's side (it raises,
 runs past the channel timeout, returns something that cannot be sent) is a 500
-whose body names the channel and no code, and one log line with the reason; the
-server keeps serving. A body that is not JSON given to `request.json()` is the
-client's mistake: 400 with the reason.
+whose body names the channel and the code (eve_build.serve.answers), and one log
+line with the reason; the server keeps serving. A body that is not JSON given to
+`request.json()` is the client's mistake: 400 with the reason (415 when its
+Content-Type says it is something else).
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from typing import Any
 
 from pydantic import BaseModel
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.loopwatch import LABELS
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext, bind
+from eve_build.serve.answers import error_response
 from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
 from eve_build.serve.faults import fault_response, find_response_problem, log_fault
@@ -103,9 +105,9 @@ class ChannelEndpoint:
         if self.channel.binding.unavailable:  # its mount did not open (an unset variable)
             logger.error("%s: 503: `%s` cannot run: %s", self.describe(), self.channel.name,
                          self.channel.binding.unavailable)
-            return JSONResponse({"error": f"the channel `{self.channel.name}` is unavailable; "
-                                          "the server log says why",
-                                 "channel": self.channel.name}, status_code=503)
+            return fault_response("serve/channel-unavailable", f"the channel "
+                                  f"`{self.channel.name}` is unavailable", 503,
+                                  channel=self.channel.name)
         handle = self.channel.definition.handle
         context = ToolContext(name=self.channel.name, namespace=self.channel.item.mount)
         if self.is_async:
@@ -116,19 +118,20 @@ class ChannelEndpoint:
         try:
             return derive_response(self._value(done))
         except RequestBodyError as exc:
-            logger.warning("%s: 400: %s", self.describe(), exc)
-            return JSONResponse({"error": str(exc), "channel": self.channel.name},
-                                status_code=400)
+            logger.warning("%s: %d: %s", self.describe(), exc.status, exc)
+            return error_response(exc.status, exc.code, str(exc), exc.hint,
+                                  channel=self.channel.name)
         except StoreUnavailable as exc:
             reason = exc.diagnostics[0].message if exc.diagnostics else exc.message
             logger.error("%s: 503: %s", self.describe(), reason)
-            return JSONResponse({"error": "the session store is unavailable; try again",
-                                 "reason": reason, "channel": self.channel.name},
-                                status_code=503)
+            return error_response(503, "session/store-unreachable",
+                                  f"the session store is unavailable: {reason}",
+                                  "try again once the store is back",
+                                  channel=self.channel.name)
         except ChannelFailure as exc:  # one redacted line; the traceback only at DEBUG (-v)
             log_fault(self.describe(), 500, exc.code, str(exc), exc.error)
-            return fault_response(exc.code, f"the channel `{self.channel.name}` failed; the "
-                                  "server log says why", channel=self.channel.name)
+            return fault_response(exc.code, f"the channel `{self.channel.name}` failed",
+                                  channel=self.channel.name)
 
     async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
                      context: ToolContext) -> HandlerRun:

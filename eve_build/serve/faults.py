@@ -20,6 +20,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from eve_build.runtime.redaction import redact_known
+from eve_build.serve.answers import error_response
 
 logger = logging.getLogger("eve_build.serve")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
@@ -37,9 +38,14 @@ def log_fault(where: str, status: int, code: str, reason: str,
         logger.debug("%s", redact(f"{where}: traceback of the {code} above:\n{text.rstrip()}"))
 
 
-def fault_response(code: str, message: str, status: int = 500, **fields: Any) -> JSONResponse:
-    """The JSON body of a fault: `error`, `code` and any fields given (`channel`)."""
-    return JSONResponse({"error": message, "code": code, **fields}, status_code=status)
+FAULT_HINT = "the server's log says why (`eve -v serve` adds the traceback)"
+
+
+def fault_response(code: str, message: str, status: int = 500, hint: str = FAULT_HINT,
+                   **context: Any) -> JSONResponse:
+    """A fault in the one error shape (eve_build.serve.answers), with any context given
+    (`channel`, `limit`)."""
+    return error_response(status, code, message, hint, **context)
 
 
 def find_response_problem(status: object, headers: Any) -> str | None:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, Router
 from starlette.types import Receive, Scope, Send
 
@@ -25,6 +24,7 @@ from eve_build.local.context import LocalSession
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import load_agent, read_compiled_agent
 from eve_build.runtime.workers import shared_pool
+from eve_build.serve.answers import error_response
 from eve_build.serve.channels import ChannelEndpoint
 from eve_build.serve.contributions import BoundContribution, find_bound
 from eve_build.serve.request import CHANNEL_TIMEOUT
@@ -123,9 +123,9 @@ class Host:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         generation = self.current  # taken once: the request finishes where it started
         if generation is None:
-            response = JSONResponse({"error": "no good generation yet: the agent is building "
-                                              "or its build failed (see `eve dev`)"},
-                                    status_code=503)
+            response = error_response(503, "serve/not-ready", "no good generation yet: the "
+                                      "agent is building or its build failed",
+                                      "see `eve dev`; the next good build is served")
             await response(scope, receive, send)
             return
         generation.in_flight += 1

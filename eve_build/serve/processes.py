@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import socket
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,22 +38,28 @@ class WorkerOptions:
     schedules: bool
     approve: bool = False
     max_body: int | None = None  # None: the app's default (eve_build.serve.barrier)
+    allow_hosts: list[str] = field(default_factory=list)  # `--allow-host`
+    allow_origins: list[str] = field(default_factory=list)  # `--allow-origin`
 
 
 def create_worker_app() -> Starlette:
     """The uvicorn factory each worker calls: the served app on its own store connection."""
+    from eve_build.serve.admission import derive_admission
     from eve_build.serve.durable import open_served_store
     from eve_build.serve.server import build_served_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
     root = Path(options.root)
+    admission = derive_admission(options.address, allow_hosts=options.allow_hosts,
+                                 allow_origins=options.allow_origins, environ=os.environ)
     store = open_served_store(root)
     try:
         return build_served_app(root, options.address, store=store,
                                 channel_timeout=options.channel_timeout,
                                 extensions=[Path(p) for p in options.extensions],
                                 schedules=options.schedules, approve=options.approve,
+                                admission=admission,
                                 **({"max_body": options.max_body} if options.max_body else {}))
     except BaseException:
         store.close()

@@ -4,7 +4,7 @@ The host reads the body before it calls the handler, so a sync handler (run on a
 worker thread) can use `request.content` / `request.parse_json()`, and an async
 one `await request.body()` / `await request.json()`. A body that is not JSON
 raises RequestBodyError, which the host answers with 400 unless the handler
-catches it.
+catches it (415 when its Content-Type is not JSON).
 """
 
 from __future__ import annotations
@@ -25,7 +25,13 @@ MAX_BODY = 1024 * 1024
 
 
 class RequestBodyError(ValueError):
-    """`request.json()` on a body that is not JSON; the message says why."""
+    """`request.json()` on a body that is not JSON; the message says why, `status` is
+    the answer (400, or 415 when the Content-Type says it is not JSON)."""
+
+    def __init__(self, message: str, *, status: int = 400, code: str = "serve/body-invalid",
+                 hint: str = "send a JSON body with `Content-Type: application/json`") -> None:
+        super().__init__(message)
+        self.status, self.code, self.hint = status, code, hint
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,17 @@ class ChannelRequest:
         return self.parse_json()
 
     def parse_json(self) -> Any:
-        """The body parsed as JSON, for sync handlers (raises RequestBodyError)."""
+        """The body parsed as JSON, for sync handlers (raises RequestBodyError).
+
+        A body whose Content-Type names something else (`text/plain`, a form) is refused
+        (415) even when it parses: a page on another site can send those without asking
+        (eve_build.serve.admission). A body with no Content-Type is read as JSON."""
+        from eve_build.serve.admission import is_json_media_type
+
+        declared = self.headers.get("content-type")
+        if declared and not is_json_media_type(declared):
+            raise RequestBodyError(f"the request body is sent as `{declared}`, not JSON",
+                                   status=415, code="serve/content-type-refused")
         if not self.content.strip():
             raise RequestBodyError("the request body is empty, not JSON")
         try:

@@ -74,6 +74,7 @@ def run_server(
     access_log: bool = True, extensions: Sequence[Path] = (), approve: bool = False,
     workers: int = 1, schedules: bool = True, clock: Clock | None = None,
     sleep: Sleep | None = None, max_body: int = MAX_BODY,
+    allow_hosts: Sequence[str] = (), allow_origins: Sequence[str] = (),
 ) -> Served:
     """Serve `root`'s agent until a signal; raises DiagnosticsError.
 
@@ -83,14 +84,20 @@ def run_server(
     `generations`, the agent's state lives in the session store
     (eve_build.serve.durable). `workers` > 1 serves from that many processes
     (eve_build.serve.processes); `schedules` False leaves schedules to
-    `eve schedule run` (a platform's scheduler).
+    `eve schedule run` (a platform's scheduler). `allow_hosts` and `allow_origins` add to
+    the admission policy's defaults (eve_build.serve.admission).
     """
+    import os
+
+    from eve_build.serve.admission import derive_admission
     from eve_build.serve.durable import open_served_store
     from eve_build.serve.extra import require_serve_extra
 
     require_serve_extra()
     import uvicorn
 
+    admission = derive_admission(host, allow_hosts=allow_hosts, allow_origins=allow_origins,
+                                 environ=os.environ)  # a bad value stops it before binding
     sock = bind_socket(host, port)
     try:
         bound = sock.getsockname()
@@ -99,7 +106,8 @@ def run_server(
             return Served(url, _serve_workers(
                 root, sock, url, workers, on_ready, host=host, extensions=extensions,
                 channel_timeout=channel_timeout, schedules=schedules, approve=approve,
-                max_body=max_body, log_level=log_level, access_log=access_log))
+                max_body=max_body, log_level=log_level, access_log=access_log,
+                allow=(list(allow_hosts), list(allow_origins))))
         announce = [_announce(url, on_ready)] if on_ready else []
         store = open_served_store(root, environ) if generations is None else None
         try:
@@ -109,7 +117,7 @@ def run_server(
                                    lifespans=[*lifespans, *announce], host=generations,
                                    extensions=extensions, store=store, schedules=schedules,
                                    sleep=sleep, approve=approve, max_body=max_body,
-                                   **timing)
+                                   admission=admission, **timing)
         except BaseException:
             if store is not None:
                 store.close()
@@ -129,13 +137,14 @@ def _serve_workers(root: Path, sock: socket.socket, url: str, workers: int,
                    on_ready: Callable[[str], None] | None, *, host: str,
                    extensions: Sequence[Path], channel_timeout: float, schedules: bool,
                    approve: bool = False, max_body: int = MAX_BODY,
+                   allow: tuple[list[str], list[str]] = ([], []),
                    **config: Any) -> str | None:
     from eve_build.serve.processes import WorkerOptions, check_servable, run_workers
 
     check_servable(root, list(extensions))
     options = WorkerOptions(str(root.resolve()), host, channel_timeout,
                             [str(p.resolve()) for p in extensions], schedules, approve,
-                            max_body)
+                            max_body, allow_hosts=allow[0], allow_origins=allow[1])
     if on_ready is not None:  # the socket listens: connections wait for the first worker
         on_ready(url)
     return run_workers(sock, workers, options, timeout_graceful_shutdown=int(GRACEFUL_SECONDS),

@@ -8,10 +8,11 @@
 Every session runs on the served agent of the current generation (its state is the
 served agent's, durable in the store); its messages are its own, kept in the
 session store one turn per message. Nobody answers approval prompts over HTTP, so a
-tool that asks (`always()`, `once()`) is refused with that reason. Errors are JSON
-`{"error": {"code", "message", "hint"}}`: 400 a body that is not the JSON asked for,
-404 an unknown session, 409 a session with a message in progress, 502 the model
-failed, 500 the session cannot start (no model, no key, the extra missing).
+tool that asks (`always()`, `once()`) is refused with that reason. Errors are the one
+shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
+that is not the JSON asked for, 404 an unknown session, 409 a session with a message in
+progress, 502 the model failed, 500 the session cannot start (no model, no key, the
+extra missing). Which requests reach these routes is eve_build.serve.admission's.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.serve.answers import error_body, error_response
 from eve_build.serve.generation import Host
 from eve_build.session.storage import Storage
 from eve_build.session.transcript import SessionEvent
@@ -38,17 +40,12 @@ MODEL_FAILURES = ("session/model-unreachable", "session/model-auth", "session/mo
 """Codes answered 502: the model (not this server) failed the turn."""
 
 
-def error_response(status: int, code: str, message: str, hint: str = "") -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, "hint": hint}},
-                        status_code=status)
-
-
 def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
     first = exc.diagnostics[0] if isinstance(exc, DiagnosticsError) and exc.diagnostics else None
     code = first.code if first is not None else "session/failed"
     status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else 500
-    return status, {"error": {"code": code, "message": first.message if first else exc.message,
-                              "hint": first.hint if first else exc.hint}}
+    return status, error_body(code, first.message if first else exc.message,
+                              first.hint if first else exc.hint)
 
 
 def _from_error(exc: EveBuildError) -> JSONResponse:

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from eve_build.serve.faults import FAULT_HINT
 from tests.reliability.served import SECRET, LiveServer, make_hostile_app
 
 LIMIT = 64 * 1024
@@ -77,8 +78,9 @@ def test_a_declared_body_over_the_limit_is_413_before_a_byte_is_read(
         status, headers, body = _read_response(sock)
 
     assert status == 413
-    assert json.loads(body) == {"error": f"the request body is larger than {LIMIT} bytes",
-                                "code": "serve/body-too-large", "limit": LIMIT}
+    error = json.loads(body)["error"]
+    assert (error["code"], error["message"], error["limit"]) == (
+        "serve/body-too-large", f"the request body is larger than {LIMIT} bytes", LIMIT)
     assert headers["connection"] == "close"
     log = running.wait_for_log("serve/body-too-large")
     assert "POST /size: 413 serve/body-too-large: the request body is too large: its " \
@@ -116,7 +118,7 @@ def test_a_chunked_body_is_cut_at_the_limit_and_the_server_stays_small(
         sender.join(timeout=30)
 
     assert status == 413
-    assert json.loads(body)["code"] == "serve/body-too-large"
+    assert json.loads(body)["error"]["code"] == "serve/body-too-large"
     assert sent[0] < total // 4, "the server kept reading the body"
     assert running.rss_kib() - before < 64 * 1024, "the server's memory grew with the body"
     assert "it passed 65536 bytes while it streamed" in running.wait_for_log("streamed")
@@ -167,8 +169,9 @@ def test_a_response_that_cannot_be_sent_is_a_500_with_a_code_and_one_log_line(
 
     name = path.strip("/")
     assert response.status_code == 500
-    assert response.json() == {"error": f"the channel `{name}` failed; the server log says why",
-                               "code": "serve/response-invalid", "channel": name}
+    assert response.json() == {"error": {"code": "serve/response-invalid",
+                                         "message": f"the channel `{name}` failed",
+                                         "hint": FAULT_HINT, "channel": name}}
     assert "set-cookie" not in response.headers
     assert again.status_code == 200
     log = running.wait_for_log(f"channel `{name}`")
@@ -189,7 +192,7 @@ def test_a_fault_is_one_redacted_line_and_the_traceback_only_with_verbose(
             url = running.wait_ready()
             response = httpx.post(f"{url}/crm/webhook", json={}, timeout=30)
             assert response.status_code == 500
-            assert response.json()["code"] == "serve/channel-raised"
+            assert response.json()["error"]["code"] == "serve/channel-raised"
             running.wait_for_log("serve/channel-raised")
         finally:
             code, logs[verbose] = running.stop()

@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from eve_build.serve import create_app
+from eve_build.serve.faults import FAULT_HINT
 from tests.serve.apps import ENVIRON
 
 T = TypeVar("T")
@@ -28,7 +29,7 @@ def talk(root: Path, scenario: Scenario[T], **options: Any) -> T:
 
     async def main() -> T:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             return await scenario(client)
 
     try:
@@ -82,9 +83,11 @@ def test_a_body_that_is_not_json_is_a_400_with_the_reason(served_root: Path) -> 
 
     response = talk(served_root, scenario)
     assert response.status_code == 400
-    assert response.json() == {
-        "error": "the request body is not valid JSON: Expecting property name enclosed in "
-                 "double quotes (line 1, column 2)", "channel": "echo"}
+    assert response.json() == {"error": {
+        "code": "serve/body-invalid",
+        "message": "the request body is not valid JSON: Expecting property name enclosed in "
+                   "double quotes (line 1, column 2)",
+        "hint": "send a JSON body with `Content-Type: application/json`", "channel": "echo"}}
 
 
 @pytest.mark.parametrize(("method", "path", "code", "reason"), [
@@ -106,8 +109,8 @@ def test_a_failing_handler_is_a_500_and_a_log_line_and_the_server_goes_on(
         failed, after = talk(served_root, scenario)
     name = path.strip("/")
     assert failed.status_code == 500
-    assert failed.json() == {"error": f"the channel `{name}` failed; the server log says why",
-                             "code": code, "channel": name}
+    assert failed.json() == {"error": {"code": code, "message": f"the channel `{name}` failed",
+                                       "hint": FAULT_HINT, "channel": name}}
     assert "Traceback" not in failed.text and "ledger" not in failed.text
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1
@@ -185,7 +188,7 @@ def test_the_lifespan_runs_the_scheduler_and_extra_lifespans_in_order(served_roo
     async def scenario() -> dict[str, datetime]:
         async with app.router.lifespan_context(app):  # what a server runs around serving
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
                 assert (await client.get("/.eve/health")).status_code == 200
             steps.append("served")
             await asyncio.sleep(0)  # a turn of the loop for the scheduler's first tick
@@ -258,8 +261,9 @@ def test_a_channel_of_a_mount_missing_its_variable_is_503_with_the_reason_logged
         crm, company = talk(served_root, scenario, environ={"COMPANY_KEY": "k"})
 
     assert crm.status_code == 503
-    assert crm.json() == {"error": "the channel `crm__webhook` is unavailable; the server log "
-                                   "says why", "channel": "crm__webhook"}
+    assert crm.json() == {"error": {"code": "serve/channel-unavailable",
+                                    "message": "the channel `crm__webhook` is unavailable",
+                                    "hint": FAULT_HINT, "channel": "crm__webhook"}}
     assert company.status_code == 200  # the other mount of the same package still answers
     [line] = [r.getMessage() for r in caplog.records if "503" in r.getMessage()]
     assert line.endswith('`crm__webhook` cannot run: the mount `agent/extensions/crm.py` is '

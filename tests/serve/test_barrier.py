@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from eve_build.serve import create_app
+from eve_build.serve.faults import FAULT_HINT
 from eve_build.settings import SettingError
 from tests.serve.test_app import talk
 
@@ -31,8 +32,9 @@ def test_a_raising_extra_route_is_a_coded_500_and_one_line(
         failed, health = talk(served_root, scenario, routes=[Route("/explode", explode)])
 
     assert failed.status_code == 500
-    assert failed.json() == {"error": "the server failed to answer; its log says why",
-                             "code": "serve/internal-error"}
+    assert failed.json() == {"error": {"code": "serve/internal-error",
+                                       "message": "the server failed to answer",
+                                       "hint": FAULT_HINT}}
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 1
     assert lines[0].startswith("GET /explode: 500 serve/internal-error: the route raised "
@@ -50,8 +52,10 @@ def test_the_body_limit_of_the_library_applies_to_channels(served_root: Path) ->
 
     assert small.status_code == 200
     assert large.status_code == 413
-    assert large.json() == {"error": "the request body is larger than 32 bytes",
-                            "code": "serve/body-too-large", "limit": 32}
+    assert large.json()["error"] == {
+        "code": "serve/body-too-large", "message": "the request body is larger than 32 bytes",
+        "hint": "send a smaller body, or start the server with a larger `--max-body`",
+        "limit": 32}
 
 
 @pytest.mark.parametrize("options", [{"channel_timeout": float("nan")}, {"max_body": 0},

@@ -26,7 +26,7 @@ def test_a_swap_keeps_requests_in_flight_on_their_generation(dev_root: Path) -> 
         server = DevServer(host, dev_root, lambda call: loop.call_soon_threadsafe(call))
         app = build_app(dev_root, host=host, schedules=False)
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             before = (await client.get("/.eve/health")).status_code
             await asyncio.to_thread(server.on_round, session.build())
             await asyncio.sleep(0)  # the swap was handed to this loop: let it run

@@ -20,7 +20,7 @@ def _requests(root: Path, store_root: Path, calls: list[tuple[str, str]]) -> lis
 
     async def main() -> list[Any]:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             return [(await client.request(method, path)).json() for method, path in calls]
 
     try:
@@ -48,7 +48,7 @@ def test_without_a_store_state_is_in_memory_as_before(counter_root: Path,
 
     async def main() -> Any:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://eve") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             return (await client.post("/count")).json()
 
     assert asyncio.run(main()) == {"hits": 1}

@@ -96,7 +96,8 @@ def test_a_session_over_http_with_json_and_sse(served: str, fake: tuple[str, Scr
 def test_http_errors_are_clear_json(served: str, fake: tuple[str, Script]) -> None:
     with httpx.Client(base_url=served, timeout=TIMEOUT) as client:
         session = client.post("/.eve/v1/sessions").json()["id"]
-        bad = client.post(f"/.eve/v1/sessions/{session}/messages", content=b"{not json")
+        bad = client.post(f"/.eve/v1/sessions/{session}/messages", content=b"{not json",
+                          headers={"Content-Type": "application/json"})
         empty = client.post(f"/.eve/v1/sessions/{session}/messages", json={"txt": "x"})
         unknown = client.post("/.eve/v1/sessions/nope/messages", json={"text": "hi"})
         fake[1].steps = [{"status": 500}]
