@@ -24,7 +24,8 @@ def create_app(root: Path | str, *, mcp: bool = False, approve: bool = False,
     for the options: environ, channel_timeout, routes, lifespans, schedules, clock).
 
     `mcp=True` mounts the agent's MCP server at `/mcp` as `eve serve` does (it needs the
-    `mcp` extra; `address` is then the host it listens on, for DNS-rebinding checks);
+    `mcp` extra; `address` is then the host it listens on, for the admission policy);
+    `admission` sets which requests every route admits (eve_build.serve.admission);
     `approve=True` (implies `mcp`) approves every call over `/mcp` of a tool that asks
     for approval, as `eve serve --approve` does.
     """

@@ -17,7 +17,7 @@ later) passes three checks, in this order, each answered in the one error shape
    are the request's `Host`) or an `--allow-origin` (`https://app.example.com`,
    `http://localhost:*` for any port, `*` for any). Else 403 `serve/origin-refused`
    (`Origin: null` included).
-3. **Content type** of the JSON routes (`/.eve/v1/...`, `/mcp`): a request with a
+3. **Content type** of the JSON routes (`/.eve/...`, `/mcp`): a request with a
    body must say `application/json` (or `application/<x>+json`), so a page's form
    or `text/plain` fetch cannot pass for JSON. Else 415
    `serve/content-type-refused`. A channel that reads `request.json()` applies the
@@ -45,8 +45,9 @@ HOSTS_VARIABLE = "EVE_ALLOW_HOSTS"
 ORIGINS_VARIABLE = "EVE_ALLOW_ORIGINS"
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 WILDCARD_ADDRESSES = ("", "0.0.0.0", "::")
-JSON_PATHS = ("/.eve/v1/", "/mcp")
-"""Path prefixes of the routes whose bodies are JSON (the session routes, MCP)."""
+JSON_PREFIXES = ("/.eve/", "/mcp/")
+JSON_PATHS = ("/mcp",)
+"""The routes whose bodies are JSON: every `/.eve/` route (sessions, health) and MCP."""
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]/]+))(?::(?P<port>\d*))?$")
 _ORIGIN = re.compile(r"^(?P<scheme>https?)://(?P<host>\[[0-9A-Fa-f:.]+\]|[^:/\[\]@?#]+)"
@@ -94,7 +95,7 @@ class AdmissionPolicy:
         refusal = self._check_host(host)
         if refusal is None and origin is not None:
             refusal = self._check_origin(origin, host or "")
-        if refusal is None and method in _BODY_METHODS and path.startswith(JSON_PATHS) and (
+        if refusal is None and method in _BODY_METHODS and is_json_route(path) and (
                 has_body or content_type is not None) and not is_json_media_type(content_type):
             refusal = Refusal(415, "serve/content-type-refused",
                               "the body is not declared as JSON; this route takes JSON only",
@@ -188,6 +189,11 @@ def find_origin_problems(origins: Iterable[str]) -> list[Diagnostic]:
                   "pass `scheme://host[:port]` without a path, e.g. `--allow-origin "
                   "https://app.example.com` (`http://localhost:*`: any port; `*`: any)")
             for origin in origins if origin != "*" and not _ORIGIN.match(origin)]
+
+
+def is_json_route(path: str) -> bool:
+    """Whether the route at `path` takes JSON bodies only (not a channel's: its own)."""
+    return path in JSON_PATHS or path.startswith(JSON_PREFIXES)
 
 
 def is_json_media_type(content_type: str | None) -> bool:

@@ -97,8 +97,9 @@ def make_hostile_app(root: Path) -> Path:
 class LiveServer:
     """`eve serve` on a free port; stdout and stderr lines arrive on queues as they come."""
 
-    def __init__(self, root: Path, home: Path, *args: str, verbose: bool = False) -> None:
-        env = {**os.environ, **ENVIRON, "EVE_HOME": str(home), "NO_COLOR": "1"}
+    def __init__(self, root: Path, home: Path, *args: str, verbose: bool = False,
+                 env: dict[str, str] | None = None) -> None:
+        env = {**os.environ, **ENVIRON, "EVE_HOME": str(home), "NO_COLOR": "1", **(env or {})}
         flags = ["-v"] if verbose else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "eve_build", *flags, "serve", "--path", str(root),
