@@ -29,7 +29,7 @@ def talk(root: Path, scenario: Scenario[T], **options: Any) -> T:
 
     async def main() -> T:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await scenario(client)
 
     try:
@@ -188,7 +188,8 @@ def test_the_lifespan_runs_the_scheduler_and_extra_lifespans_in_order(served_roo
     async def scenario() -> dict[str, datetime]:
         async with app.router.lifespan_context(app):  # what a server runs around serving
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            async with httpx.AsyncClient(transport=transport,
+                                         base_url="http://127.0.0.1") as client:
                 assert (await client.get("/.eve/health")).status_code == 200
             steps.append("served")
             await asyncio.sleep(0)  # a turn of the loop for the scheduler's first tick

@@ -4,7 +4,6 @@ every route kind, produced by eve_build.serve.answers, over real HTTP."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
