@@ -91,6 +91,9 @@ CODES: dict[str, str] = {
     "agent/not-found": "No agent folder (`agent/`, or a flat agent with instructions.md) here.",
     "agent/instructions-missing": "The root agent has no instructions.md.",
     "agent/instructions-unreadable": "An instructions.md cannot be read as UTF-8 text.",
+    "agent/instructions-tool-missing": "An instructions fragment's `{{tool:NAME}}` names a "
+        "tool the agent does not have (disabled, or never there); the prompt leaves the "
+        "fragment out.",
     "agent/override-namespace-unknown":
         "An agent-root `<ns>__<name>` file names a namespace that is not mounted.",
     "agent/definition-wrong-kind": "The root agent's agent.py binds something else than an agent.",

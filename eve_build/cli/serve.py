@@ -203,7 +203,8 @@ def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
     else:
         echo(assembled.text, nl=False)
     for part in assembled.errors:
-        echo_err(f"warning: {part.describe()} could not be rendered: {part.error}")
+        failed = "are" if part.omitted else "could not be rendered:"
+        echo_err(f"warning: {part.describe()} {failed} {part.error}")
 
 
 def _jsonable(value: Any) -> Any:

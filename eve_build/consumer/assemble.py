@@ -23,6 +23,8 @@ from eve_build.consumer.compiled import (
     CompiledInstructions,
     CompiledMount,
     CompiledState,
+    CompiledTree,
+    walk_trees,
 )
 from eve_build.consumer.evaluate import EvaluatedMount
 from eve_build.consumer.overrides import Override, apply_overrides
@@ -41,6 +43,7 @@ from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.manifest import Manifest
 from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.placeholders import find_missing_tools, find_placeholder_line
 from eve_build.sdk.binding import derive_state_key
 
 
@@ -71,7 +74,36 @@ def assemble_agent(app: App, files: AgentFiles, mounts: list[EvaluatedMount],
                                              for m in mounts}))
     compiled = CompiledAgent(built_with_eve=__version__, agent_dir=app.agent_dir_name,
                              sys_path=sys_path, root=root.freeze())
+    found.extend(find_placeholder_problems(compiled.root))
     return compiled, found
+
+
+def find_placeholder_problems(root: CompiledTree) -> list[Diagnostic]:
+    """A warning for each instructions fragment whose `{{tool:NAME}}` names a tool its
+    tree does not have (the prompt leaves that fragment out: eve_build.serve.prompt).
+
+    A name under one of the tree's connections is not judged: its tools are known only
+    when the connection opens."""
+    found: list[Diagnostic] = []
+    for tree in walk_trees(root):
+        tools = {item.name for item in tree.tools}
+        remote = tuple(f"{c.name}__" for c in tree.connections)
+        for item in tree.instructions:
+            if item.kind != "markdown" or not item.text:
+                continue
+            missing = [name for name in find_missing_tools(item.text, item.mount, tools)
+                       if not name.startswith(remote)]
+            for name in missing:
+                local = name.removeprefix(f"{item.mount}__") if item.mount else name
+                found.append(warning(
+                    "agent/instructions-tool-missing", item.file,
+                    f"`{item.file}` names the tool `{name}` ({{{{tool:{local}}}}}), which "
+                    + (f"the subagent `{tree.path}`" if tree.path else "the agent")
+                    + " does not have; the fragment is left out of the prompt",
+                    f"remove the mention, or keep the tool (an override with "
+                    f"`disable_tool()` removes `{name}`)",
+                    line=find_placeholder_line(item.text, local)))
+    return found
 
 
 def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles

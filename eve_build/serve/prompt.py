@@ -4,7 +4,10 @@ In order: the agent's own instructions, each mount's fragment in mount order
 (static text, and dynamic `instructions.py` rendered under its mount's binding),
 the local extensions' guidelines, then one line per tool (local tools included).
 A dynamic fragment that raises, runs past its budget or returns no string is named
-in the prompt as an error; the rest is rendered.
+in the prompt as an error; the rest is rendered. A fragment whose `{{tool:NAME}}`
+names a tool that is not on the agent's surface (`agent.surface()`: what `eve info`,
+MCP `tools/list` and a session's toolset list too) is left out: the model never reads
+about a tool it cannot call (`eve build` warns about it: agent/instructions-tool-missing).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Literal
 
 from eve_build import slots
 from eve_build.consumer.compiled import CompiledInstructions, CompiledTree, walk_trees
+from eve_build.placeholders import find_missing_tools, resolve_placeholders
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import HOOK_BUDGET, load_agent
@@ -28,7 +32,6 @@ from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Instructions, Tool
 from eve_build.serve.contributions import describe_error
 from eve_build.serve.errors import serve_error
-from eve_build.serve.placeholders import resolve_placeholders
 
 PartKind = Literal["instructions", "dynamic", "guidelines", "tools"]
 
@@ -42,12 +45,16 @@ class PromptPart:
     file: str | None
     text: str | None = None
     error: str | None = None
+    omitted: bool = False  # left out (it names a tool the agent does not have): `error` says
+
 
     def describe(self) -> str:
         owner = f" of mount `{self.mount}`" if self.mount else ""
         return f"the instructions{owner} (`{self.file}`)"
 
     def render(self) -> str:
+        if self.omitted:
+            return ""
         if self.error is not None:
             return f"[error: {self.describe()} could not be rendered: {self.error}]"
         return (self.text or "").strip()
@@ -150,6 +157,11 @@ async def _fragment(agent: Agent, item: CompiledInstructions) -> PromptPart:
 def _resolved(part: PromptPart, tools: Collection[str]) -> PromptPart:
     if part.text is None:
         return part
+    missing = find_missing_tools(part.text, part.mount, tools)
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        return dataclasses.replace(part, text=None, omitted=True, error=(
+            f"not shown to the model: it names {names}, which the agent does not have"))
     return dataclasses.replace(part, text=resolve_placeholders(part.text, part.mount, tools))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eve_build.serve.placeholders import find_placeholder_tools, resolve_placeholders
+from eve_build.placeholders import find_placeholder_tools, resolve_placeholders
 from eve_build.serve.prompt import assemble_prompt
 from tests.runtime.apps import compile_app, make_app, mount_file
 
