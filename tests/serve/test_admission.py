@@ -170,3 +170,22 @@ def test_an_invalid_environment_value_is_a_diagnostic(agent_root: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert "`http://bad.test/` is not a host name or address" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_library_app_has_the_same_policy(agent_root: Path) -> None:
+    import asyncio
+
+    from eve_build.serve import create_app
+
+    app = create_app(agent_root, schedules=False, environ={})
+
+    async def scenario(base: str) -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=base) as client:
+            return (await client.post("/echo", json={"a": 1})).status_code
+
+    try:
+        assert asyncio.run(scenario("http://localhost")) == 200
+        assert asyncio.run(scenario("http://rebind.example.com")) == 421
+    finally:
+        app.state.host.close()
