@@ -23,6 +23,9 @@ later) passes three checks, in this order, each answered in the one error shape
    `serve/content-type-refused`. A channel that reads `request.json()` applies the
    same rule to its body (eve_build.serve.request).
 
+An origin that is admitted is also answered the CORS headers a browser needs to send
+JSON and read the reply (`derive_cors`: preflights of `OPTIONS`, `Access-Control-*`).
+
 The routes have no authentication of their own: this policy only keeps browsers on
 other sites out (docs/deploying.md, "Who may call the server").
 """
@@ -39,6 +42,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 
 if TYPE_CHECKING:
+    from starlette.middleware import Middleware
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 HOSTS_VARIABLE = "EVE_ALLOW_HOSTS"
@@ -153,6 +157,27 @@ async def _refuse(refusal: Refusal, scope: Scope, receive: Receive, send: Send) 
                    refusal.code, refusal.message, refusal.seen[:200])
     await error_response(refusal.status, refusal.code, refusal.message, refusal.hint)(
         scope, receive, send)
+
+
+CORS_HEADERS = ("accept", "content-type", "authorization", "last-event-id",
+                "mcp-session-id", "mcp-protocol-version")
+"""Request headers an admitted page may send (JSON, SSE resumption, MCP's own)."""
+
+
+def derive_cors(policy: AdmissionPolicy) -> Middleware | None:
+    """starlette's CORS layer for the admitted origins (None when only the server's own
+    origin is admitted: a same-origin page needs no CORS)."""
+    if not policy.origins:
+        return None
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
+
+    exact = [o for o in policy.origins if not o.endswith(":*")]
+    ports = [re.escape(o[:-2]) + r":\d+" for o in policy.origins if o.endswith(":*")]
+    return Middleware(CORSMiddleware, allow_origins=exact,
+                      allow_origin_regex="|".join(ports) or None,
+                      allow_methods=["GET", "POST", "DELETE"], allow_headers=CORS_HEADERS,
+                      expose_headers=["mcp-session-id"])
 
 
 def derive_admission(address: str = "127.0.0.1", *, allow_hosts: Sequence[str] = (),

@@ -29,7 +29,12 @@ from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
 from eve_build.runtime.loopwatch import LoopWatch
-from eve_build.serve.admission import Admission, AdmissionPolicy, derive_admission
+from eve_build.serve.admission import (
+    Admission,
+    AdmissionPolicy,
+    derive_admission,
+    derive_cors,
+)
 from eve_build.serve.answers import answer_http_exception
 from eve_build.serve.barrier import Barrier
 from eve_build.serve.claims import ScheduleClaims
@@ -133,6 +138,7 @@ def build_app(
     app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
                             *routes], lifespan=lifespan,
                     middleware=[Middleware(Admission, policy=admission),
+                                *filter(None, [derive_cors(admission)]),
                                 Middleware(Barrier, max_body=max_body)],
                     exception_handlers={HTTPException: answer_http_exception})
     # never a redirect: starlette builds its slash redirects from the Host header

@@ -135,6 +135,30 @@ def test_allowed_hosts_and_origins_are_admitted(allowing_server: str, kind: str)
     _refused(other, 421, "serve/host-refused")
 
 
+@pytest.mark.parametrize("origin", ["https://app.example.com", "http://localhost:5173"])
+def test_an_allowed_origin_gets_what_a_browser_needs_to_send_json(allowing_server: str,
+                                                                   origin: str) -> None:
+    preflight = httpx.options(f"{allowing_server}/.eve/v1/sessions", timeout=TIMEOUT, headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type"})
+    created = httpx.post(f"{allowing_server}/.eve/v1/sessions", json={}, timeout=TIMEOUT,
+                         headers={"Origin": origin})
+
+    assert preflight.status_code == 200, preflight.text
+    assert preflight.headers["access-control-allow-origin"] == origin
+    assert "content-type" in preflight.headers["access-control-allow-headers"].lower()
+    assert created.status_code == 201
+    assert created.headers["access-control-allow-origin"] == origin
+
+
+def test_a_foreign_preflight_is_refused(allowing_server: str) -> None:
+    preflight = httpx.options(f"{allowing_server}/.eve/v1/sessions", timeout=TIMEOUT, headers={
+        "Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"})
+
+    _refused(preflight, 403, "serve/origin-refused")
+    assert "access-control-allow-origin" not in preflight.headers
+
+
 def test_a_server_on_every_address_admits_ip_hosts_but_not_names() -> None:
     policy = derive_admission("0.0.0.0")
     loopback = derive_admission("127.0.0.1", allow_hosts=["*"])
