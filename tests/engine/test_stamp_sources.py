@@ -21,6 +21,7 @@ from eve_build.engine.stamp import (
     write_stamp,
 )
 from eve_build.extension_build import build_extension
+from eve_build.formats.freshness import read_inputs
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.edits import edit_keeping_size_and_mtime
 
@@ -39,8 +40,8 @@ def gizmo(copy_fixture: Copy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _fingerprint(root: Path) -> str | None:
-    found = derive_build_fingerprint(root / "extension", root / "pyproject.toml", "env", root)
-    return found[0] if found else None
+    inputs = read_inputs(root, "extension")
+    return derive_build_fingerprint(inputs, "env") if inputs is not None else None
 
 
 def test_an_edit_under_a_symlinked_source_folder_is_rebuilt(gizmo: Path) -> None:
