@@ -34,7 +34,7 @@ from eve_build.formats.freshness import (
     Inputs,
     derive_record,
     read_inputs,
-    render_record,
+    serialize_record,
 )
 from eve_build.output.guards import (
     find_foreign_output,
@@ -186,7 +186,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     if inputs is not None:  # written with the output: the output is current for `inputs`
         record = derive_record(inputs, project.output_dir, project.root, project.import_name,
                                digests)
-        files[RECORD_FILE] = render_record(record)
+        files[RECORD_FILE] = serialize_record(record)
         digests[RECORD_FILE] = hashlib.sha256(files[RECORD_FILE]).hexdigest()
     written = False  # True when a file other than the record changed
     if write and not is_output_current(project.output_dir, files):

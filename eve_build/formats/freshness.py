@@ -1,7 +1,7 @@
 """Is this output current for these inputs? The one rule, and the record it reads.
 
     inputs = read_inputs(project_root, "extension")
-    write_record(output_dir, derive_record(inputs, ...))   # the build, with its output
+    files[RECORD_FILE] = serialize_record(derive_record(inputs, ...))  # the build's output
     reason = explain_staleness(output_dir, project_root)   # None: current
 
 An extension's build reads `pyproject.toml` and every file under its source folder
@@ -31,12 +31,10 @@ again through a link (a loop, or a second link to the same folder) is read once.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,7 +122,7 @@ def derive_record(inputs: Inputs, output_dir: Path, project_root: Path, package:
                    if relative != RECORD_FILE})
 
 
-def render_record(record: Record) -> bytes:
+def serialize_record(record: Record) -> bytes:
     """The record's bytes: the same record always gives the same bytes (no timestamps),
     so a build whose record did not change writes nothing."""
     data = {
@@ -149,20 +147,6 @@ def read_record(output_dir: Path) -> Record | None:
                       inputs, {str(k): str(v) for k, v in data["outputs"].items()})
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-
-
-def write_record(output_dir: Path, record: Record) -> None:
-    """Write the record atomically into an existing output folder (a build that writes
-    its output through `output.writer` passes the record's bytes among its files)."""
-    handle, name = tempfile.mkstemp(prefix=".freshness-", suffix=".tmp", dir=output_dir)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(render_record(record))
-        Path(name).replace(output_dir / RECORD_FILE)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(name).unlink()
-        raise
 
 
 def explain_staleness(output_dir: Path, project_root: Path | None = None,
@@ -212,11 +196,6 @@ def explain_package_staleness(package_dir: Path) -> str | None:
     if not (root / PYPROJECT).is_file():
         return None
     return explain_staleness(output_dir, root, package_dir.name)
-
-
-def is_current(output_dir: Path, project_root: Path | None = None,
-               package: str | None = None) -> bool:
-    return explain_staleness(output_dir, project_root, package) is None
 
 
 def derive_manifest_hash(package_dir: Path) -> str:
