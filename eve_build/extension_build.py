@@ -119,7 +119,9 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     the last build (engine.stamp), nothing is imported or checked either. `verify`
     (what the hook and `eve extension pack` ask for) trusts the stamp only when every
     output file still has the content hash the build recorded. `zygote`: one the caller
-    started early (engine.zygote.warm_workers), instead of one started here."""
+    started early (engine.zygote.warm_workers), instead of one started here. A build
+    that writes its output writes the freshness record with it (`formats.freshness`),
+    also when the other files come out the same: the one rule every caller asks."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
