@@ -83,8 +83,9 @@ def test_what_the_stamp_cannot_vouch_for_gives_no_fingerprint(gizmo: Path) -> No
 
 def test_a_stale_output_found_by_eve_build_discards_the_stamp(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Even a stamp recording the edited state is not trusted once freshness (the
-    manifest's hashes) finds the output stale: `eve build` rebuilds, not `Built`."""
+    """Even a stamp recording the edited state is not trusted once the freshness rule (the
+    record's content hashes, formats.freshness) finds the output stale: `eve build`
+    rebuilds, not `Built`."""
     monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
     root = copy_fixture_tree(FIXTURES / "apps" / "one-mount", tmp_path / "app")
     copy_fixture_tree(FIXTURES / "extensions" / "gizmo", root / "packages" / "gizmo")
