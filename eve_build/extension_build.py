@@ -29,6 +29,13 @@ from eve_build.engine.stamp import (
 )
 from eve_build.engine.zygote import Zygote, warm_workers
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.freshness import (
+    RECORD_FILE,
+    Inputs,
+    derive_record,
+    read_inputs,
+    serialize_record,
+)
 from eve_build.output.guards import (
     find_foreign_output,
     find_output_escape,
@@ -37,7 +44,6 @@ from eve_build.output.guards import (
 )
 from eve_build.output.writer import repair_output, write_tree
 from eve_build.project.pyproject import (
-    PYPROJECT,
     ExtensionProject,
     parse_extension_project,
     read_pyproject,
@@ -113,7 +119,9 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     the last build (engine.stamp), nothing is imported or checked either. `verify`
     (what the hook and `eve extension pack` ask for) trusts the stamp only when every
     output file still has the content hash the build recorded. `zygote`: one the caller
-    started early (engine.zygote.warm_workers), instead of one started here."""
+    started early (engine.zygote.warm_workers), instead of one started here. A build
+    that writes its output writes the freshness record with it (`formats.freshness`),
+    also when the other files come out the same: the one rule every caller asks."""
     project = locate_extension_project(locate_extension_root(root))
     escape = find_output_escape(project) or find_unsafe_output(project)
     if write and escape:  # before anything is written, the cache beside the output included
@@ -126,21 +134,19 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     cache_dir = locate_cache_dir(project.output_dir)
     foreign = claim_cache_folder(cache_dir) if write and use_cache and not escape else None
     use_cache = use_cache and foreign is None  # never read, write or delete in another's
-    fingerprint, sources = None, {}
+    fingerprint = None
     environment = derive_environment_digest(project.dependencies)
-    if write and use_cache and not escape:
-        fingerprint, sources = derive_build_fingerprint(
-            project.source_dir, project.root / PYPROJECT, environment, project.root
-        ) or (None, {})
-        stamp = find_current_build(cache_dir, fingerprint, project.output_dir,
-                                   verify=verify) if fingerprint else None
+    inputs = read_inputs(project.root, project.source) if write else None
+    if inputs is not None and use_cache and not escape:
+        fingerprint = derive_build_fingerprint(inputs, environment)
+        stamp = find_current_build(cache_dir, fingerprint, project.output_dir, verify=verify)
         if stamp is not None:
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
                                tools=stamp.tools, requires=stamp.requires, written=False,
                                checked=False, digests=stamp.digests)
     with nullcontext(zygote) if zygote else warm_workers() as warm:  # importing the
         result = _build_in_full(project, budget, use_cache=use_cache and not escape,
-                                write=write, workers=workers, sources=sources,  # workers'
+                                write=write, workers=workers, inputs=inputs,  # workers'
                                 environment=environment, zygote=warm)  # code meanwhile
     if fingerprint is not None:
         write_stamp(cache_dir, Stamp(fingerprint, read_output_state(project.output_dir),
@@ -152,10 +158,12 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
 
 
 def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
-                   write: bool, workers: int | None, sources: dict[str, bytes],
+                   write: bool, workers: int | None, inputs: Inputs | None,
                    environment: str, zygote: Zygote | None) -> BuildResult:
-    """Discover, check (through the cache), generate and write; `sources` holds file
-    bytes already read (by the stamp's fingerprint), by path under the source folder."""
+    """Discover, check (through the cache), generate and write the output with its
+    freshness record (`formats.freshness`); `inputs` holds what the build reads, read
+    once for the record (None: not writing, or the walk could not vouch for the tree:
+    the output is then written without a record, so it is never current)."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
     from eve_build.output.shipping import derive_digests
@@ -163,6 +171,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     from eve_build.source.skills import find_unreadable_instructions
 
     collected = Diagnostics()
+    sources = inputs.data if inputs is not None else {}
     display = f"{project.source}/"
     layout, found = discover_source(project.source_dir, display=display,
                                     package_root=project.root)
@@ -175,8 +184,15 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     if collected.has_errors:
         raise DiagnosticsError(f"cannot build extension `{project.name}`", collected)
     files, manifest = _derive_files(project, layout, checked, sources)
-    written = False
+    digests = derive_digests(files, manifest["files"], project.import_name)
+    if inputs is not None:  # written with the output: the output is current for `inputs`
+        record = derive_record(inputs, project.output_dir, project.root, project.import_name,
+                               digests)
+        files[RECORD_FILE] = serialize_record(record)
+        digests[RECORD_FILE] = hashlib.sha256(files[RECORD_FILE]).hexdigest()
+    written = False  # True when a file other than the record changed
     if write and not is_output_current(project.output_dir, files):
+        written = not is_output_current(project.output_dir, files, ignored=RECORD_FILE)
         foreign = find_foreign_output(project)
         if foreign:
             raise DiagnosticsError(f"cannot build extension `{project.name}`", foreign)
@@ -188,13 +204,12 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
                 f"writing `{project.output}` failed: {exc}; the previous output is kept",
                 "check the folder's permissions and free disk space, then build again",
             )]) from exc
-        written = True
+    files.pop(RECORD_FILE, None)  # the output's files, as the command reports them
     return BuildResult(project=project, files=tuple(sorted(files)),
                        warnings=tuple(collected.warnings), imported=tuple(checked.imported),
                        tools=len(manifest["contributions"].get("tools", [])),
                        requires=dict(manifest["requires"]), written=written,
-                       _manifest_data=manifest,
-                       digests=derive_digests(files, manifest["files"], project.import_name))
+                       _manifest_data=manifest, digests=digests)
 
 
 def _derive_files(

@@ -38,8 +38,8 @@ from eve_build.consumer.resolve import (
     dotted,
     find_draft,
 )
-from eve_build.consumer.upgrades import derive_manifest_hash
 from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.formats.freshness import derive_manifest_hash
 from eve_build.manifest import Manifest
 from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE

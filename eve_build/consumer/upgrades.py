@@ -1,7 +1,9 @@
 """Upgrade safety: is what is installed still what the agent was built against?
 
 `compiled-agent.json` records each mount's package version and the hash of its
-manifest (`sha256:` of the `_manifest.json` bytes). Before the host imports any
+manifest (`sha256:` of the `_manifest.json` bytes, `formats.freshness.derive_manifest_hash`);
+a source-backed package is also checked against its source by the freshness rule
+(`formats.freshness`), the one every build command asks. Before the host imports any
 extension code it locates each mounted package again (never importing it) and
 compares; a package that was upgraded, downgraded, rebuilt or removed refuses the
 load with one message per package:
@@ -11,29 +13,14 @@ load with one message per package:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from eve_build.consumer.compiled import COMPILED_PATH, CompiledMount
-from eve_build.consumer.freshness import is_up_to_date
 from eve_build.consumer.packages import try_locate_package
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.errors import DiagnosticsError
+from eve_build.formats.freshness import derive_manifest_hash, explain_package_staleness
 from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
-from eve_build.project.pyproject import PYPROJECT
-from eve_build.userfile import read_user_bytes
-
-HASH_PREFIX = "sha256:"
-
-
-def derive_manifest_hash(package_dir: Path) -> str:
-    """`sha256:<hex>` of the package's `_manifest.json` bytes ("" when unreadable)."""
-    try:
-        data = read_user_bytes(derive_manifest_path(package_dir), what="manifest").data
-    except OSError:
-        return ""
-    return HASH_PREFIX + hashlib.sha256(data).hexdigest()
 
 
 def find_changed_packages(mounts: Iterable[CompiledMount], paths: Sequence[str]
@@ -81,19 +68,10 @@ def try_derive_change(mount: CompiledMount, paths: Sequence[str]) -> Diagnostic 
 
 
 def is_source_edited(package_dir: Path) -> bool:
-    """A source-backed package (workspace member, path or editable install) whose source no
-    longer matches its built output (`eve build` would rebuild it)."""
-    from eve_build.extension_build import locate_extension_project
-    from eve_build.project.roots import has_extension_table, locate_extension_root
-
-    root = locate_extension_root(package_dir)
-    if not has_extension_table(root / PYPROJECT):
-        return False
-    try:
-        project = locate_extension_project(root)
-    except DiagnosticsError:
-        return True
-    return project.output_dir / project.import_name == package_dir and not is_up_to_date(project)
+    """A source-backed package (workspace member, path or editable install) whose output is
+    no longer current for its source (the freshness rule, `formats.freshness`: `eve build`
+    would rebuild it)."""
+    return explain_package_staleness(package_dir) is not None
 
 
 def _changed(mount: CompiledMount, message: str) -> Diagnostic:

@@ -4,8 +4,9 @@
 
 One entry per source-backed extension (a workspace member with `[tool.eve.extension]`):
 its folder, whether its output is `stale` or `fresh` and why, the hash of its inputs
-(pyproject.toml, every source file, the eve-build version: the same inputs give the
-same output, so it can key a remote cache), and its dependents (workspace packages that
+(both by the freshness rule, `eve_build.formats.freshness`: pyproject.toml, every file
+under the source folder, the eve-build version: the same inputs give the same output,
+so it can key a remote cache), and its dependents (workspace packages that
 declare it as a dependency, agents whose mount files import it). `matrix` lists the
 stale ones in the shape a GitHub Actions matrix takes (`fromJSON(...)`). Reading the
 plan imports no user code and writes nothing.
@@ -14,7 +15,6 @@ plan imports no user code and writes nothing.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import tomllib
 from pathlib import Path
@@ -29,8 +29,8 @@ from eve_build.consumer.sources import find_mount_files
 from eve_build.consumer.workspace import locate_workspace, try_find_workspace_root
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.freshness import Inputs, read_inputs
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
-from eve_build.source.discover import discover_source
 from eve_build.userfile import read_user_bytes, read_user_text
 
 PLAN_FORMAT_VERSION = 1
@@ -54,7 +54,7 @@ def derive_plan(start: Path) -> dict[str, Any]:
         except DiagnosticsError as exc:
             problems.extend(exc.diagnostics)
             continue
-        _manifest, reason = explain_staleness(project)
+        reason = explain_staleness(project)
         extensions.append({
             "name": project.name,
             "dir": _relative(member, root),
@@ -77,20 +77,13 @@ def derive_plan(start: Path) -> dict[str, Any]:
 
 
 def derive_input_hash(project: ExtensionProject) -> str:
-    """sha256 over the eve-build version, pyproject.toml and every source file."""
-    hasher = hashlib.sha256(f"eve-build {__version__}\n".encode())
-    layout, _ = discover_source(project.source_dir, display=f"{project.source}/",
-                                package_root=project.root)
-    for relative, path in [(PYPROJECT, project.root / PYPROJECT),
-                           *((f"{project.source}/{f}", project.source_dir / f)
-                             for f in sorted(layout.files))]:
-        hasher.update(relative.encode() + b"\0")
-        try:
-            data = read_user_bytes(path).data
-        except OSError:
-            data = b""
-        hasher.update(len(data).to_bytes(8, "big") + data)
-    return f"sha256:{hasher.hexdigest()}"
+    """The freshness rule's digest of the inputs (`formats.freshness.Inputs.digest`: the
+    eve-build version, pyproject.toml and every file under the source folder); a tree the
+    rule cannot read is hashed by its pyproject.toml alone, and is `stale`."""
+    inputs = read_inputs(project.root, project.source)
+    if inputs is None:
+        inputs = Inputs(project.source, {"pyproject.toml": "unreadable"}, ())
+    return inputs.digest
 
 
 def find_dependents(project: ExtensionProject, root: Path, members: list[Path]) -> list[str]:

@@ -5,14 +5,14 @@ build that finds every module cached still discovers the tree, assembles and
 serialises the manifest and compares the output: half a second at 1000 tools.
 The stamp skips all of it. It records, beside the cache:
 
-- the build's fingerprint: the environment digest of the cache keys (Python,
-  eve-build and its checking code, pydantic, the declared dependencies); the size
-  and modification time of every module of the running eve-build (an eve-build
-  edited in place, same version, builds again: the whole output depends on its
-  generator, not only on its checking code); pyproject.toml; and the path and bytes
-  of every file under the source folder, linked folders inside the package
-  included, with each link's text (all of them, not only those the build reads:
-  conservative; `engine.stamp_sources`);
+- the build's fingerprint: the inputs' digest of the freshness rule
+  (`eve_build.formats.freshness`: pyproject.toml and every file under the source
+  folder by content hash, links and link counts, the eve-build version), the
+  environment digest of the cache keys (Python, eve-build and its checking code,
+  pydantic, the declared dependencies) and the size and modification time of every
+  module of the running eve-build (an eve-build edited in place, same version, builds
+  again: the whole output depends on its generator, not only on its checking code;
+  this only ever makes a build run, never skips one);
 - what the output folder held when the build ended: each file's size, modification
   time, change time and inode, so an output edited or removed by hand is noticed
   (an edit that keeps the size and puts the mtime back still moves the change time,
@@ -42,12 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.engine.stamp_sources import read_source_files
+from eve_build.formats.freshness import Inputs
 from eve_build.output.writer import read_file_states
-from eve_build.userfile import read_user_bytes
 
 STAMP_FILE = "build-stamp.json"
-FORMAT = "eve-build-stamp-2"
+FORMAT = "eve-build-stamp-3"
 _SKIPPED_DIRS = frozenset({"__pycache__"})
 
 
@@ -67,29 +66,12 @@ class Stamp:
 OutputState = tuple[int, int, int, int]
 
 
-def derive_build_fingerprint(source_dir: Path, pyproject: Path, environment: str,
-                             package_root: Path | None = None
-                             ) -> tuple[str, dict[str, bytes]] | None:
-    """The digest of everything a build of this extension reads, with the bytes of every
-    source file it read on the way (a full build uses them instead of reading again);
-    None when the stamp cannot vouch for the tree (`engine.stamp_sources`: a link out of
-    the package, a file that is not regular or cannot be read). `environment` is
-    engine.cache's environment digest."""
-    hasher = hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}".encode())
-    try:
-        hasher.update(read_user_bytes(pyproject, what="pyproject").data)
-    except OSError:  # a FIFO, a device, a link that loops: the full build says what
-        return None
-    found = read_source_files(source_dir, package_root or pyproject.parent)
-    if found is None:
-        return None
-    sources, notes = found
-    for relative, data in sources.items():
-        hasher.update(f"\0{relative}\0{len(data)}\0".encode())
-        hasher.update(data)
-    for note in notes:
-        hasher.update(f"\0{note}".encode())
-    return hasher.hexdigest(), sources
+def derive_build_fingerprint(inputs: Inputs, environment: str) -> str:
+    """The digest of everything a build of these inputs depends on: the freshness
+    rule's inputs (`formats.freshness.read_inputs`), `environment` (engine.cache's
+    environment digest) and the running eve-build's modules."""
+    return hashlib.sha256(f"{FORMAT}\0{environment}\0{derive_toolchain_stamp()}\0"
+                          f"{inputs.digest}".encode()).hexdigest()
 
 
 def derive_toolchain_stamp() -> str:

@@ -3,7 +3,7 @@
 - `find_output_escape`: the output, symlinks followed, must not hold the package or
   its sources (each build replaces it whole);
 - `find_foreign_output`: entries of the output folder no eve build wrote are never
-  deleted: the build refuses instead;
+  deleted: the build refuses instead (the build's freshness record is its own);
 - `find_unsafe_output`: before anything is written (the cache beside the output
   included), the output must be a folder, or nothing, and not inside an earlier
   build's output: `build/eve` as a file or a dangling symlink, or `output` moved into
@@ -19,12 +19,17 @@ from eve_build.capabilities import MANIFEST_FILENAME
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.engine.stamp import read_output_state
+from eve_build.formats.freshness import RECORD_FILE
 from eve_build.project.pyproject import DEFAULT_OUTPUT, PYPROJECT, ExtensionProject
 
 
-def is_output_current(output: Path, files: dict[str, bytes]) -> bool:
-    """True when `output` holds exactly `files`, byte for byte (nothing to write)."""
+def is_output_current(output: Path, files: dict[str, bytes], *, ignored: str = "") -> bool:
+    """True when `output` holds exactly `files`, byte for byte (nothing to write); the file
+    `ignored` (the freshness record) is left out on both sides when given."""
     present = read_output_state(output)
+    if ignored:
+        present.pop(ignored, None)
+        files = {relative: data for relative, data in files.items() if relative != ignored}
     if present.keys() != files.keys() or any(
             present[relative][0] != len(data) for relative, data in files.items()):
         return False
@@ -65,6 +70,7 @@ def find_foreign_output(project: ExtensionProject) -> list[Diagnostic]:
     entries = [output] if not output.is_dir() else sorted(output.iterdir())
     foreign = [
         entry for entry in entries if not (entry / SOURCE_PACKAGE / MANIFEST_FILENAME).is_file()
+        and not (entry.name == RECORD_FILE and entry.is_file() and not entry.is_symlink())
     ]
     return [error(
         "output/foreign-files", project.output,

@@ -83,3 +83,47 @@ def test_a_save_prints_one_generation_and_no_watcher_log(tmp_path: Path) -> None
     assert (third["status"], third["generation"]) == ("ready", 3)
     assert third["changed"] == ["agent/tools/ping.py"]
     assert "change detected" not in stderr and "changes detected" not in stderr
+
+
+def test_after_a_member_edit_the_next_generation_loads(tmp_path: Path) -> None:
+    """A dependency added to a member's pyproject.toml changes no output file; the round
+    still settles it (the freshness record), so the generation loads instead of failing
+    with runtime/extension-changed, and so does the one after the next edit."""
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo")})
+    member = root / "extensions" / "gizmo"
+    pyproject = member / "pyproject.toml"
+    edited = pyproject.read_text().replace('"pydantic>=2"', '"pydantic>=2", "anyio"')
+    assert edited != pyproject.read_text()
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eve_build", "dev", "--json", "--port", "0", "--path",
+         str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        out = process.stdout
+        threading.Thread(target=lambda: [lines.put(text) for text in out], daemon=True).start()
+        first = [json.loads(lines.get(timeout=60))["status"] for _ in range(2)]
+        assert sorted(first) == ["ready", "serving"]
+        second = None
+        for _ in range(30):  # the watcher starts just after the first round: save until seen
+            pyproject.write_text(edited)
+            try:
+                second = json.loads(lines.get(timeout=2))
+                break
+            except queue.Empty:
+                continue
+        assert second is not None
+        spin = member / "extension" / "tools" / "spin.py"
+        spin.write_text(spin.read_text() + "\n# edited\n")
+        third = json.loads(lines.get(timeout=60))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate(timeout=60)
+
+    assert (second["status"], second["generation"], second["rebuilt"]) == ("ready", 2, ["gizmo"])
+    assert (third["status"], third["generation"], third["rebuilt"]) == ("ready", 3, ["gizmo"])

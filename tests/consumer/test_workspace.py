@@ -91,7 +91,10 @@ def test_a_new_source_file_rebuilds(make_app: MakeApp) -> None:
     assert [t.name for t in result.compiled.root.tools] == ["gizmo__spin", "gizmo__twirl"]
 
 
-def test_reset_mtimes_do_not_rebuild_but_a_newer_pyproject_does(make_app: MakeApp) -> None:
+def test_modification_times_never_decide_but_an_edited_pyproject_builds_once(
+        make_app: MakeApp) -> None:
+    """Freshness is content hashes (formats.freshness): a newer pyproject.toml with the same
+    bytes is current; an edited one is built once, and the next build does nothing."""
     root = make_app("flat", "gizmo")
     build_agent(root)
     future = time.time() + 3600
@@ -100,8 +103,13 @@ def test_reset_mtimes_do_not_rebuild_but_a_newer_pyproject_does(make_app: MakeAp
 
     assert _states(root) == {"gizmo": "up-to-date"}  # same content hashes
 
-    os.utime(root / "packages" / "gizmo" / "pyproject.toml", (future, future))
+    pyproject = root / "packages" / "gizmo" / "pyproject.toml"
+    os.utime(pyproject, (future, future))
+    assert _states(root) == {"gizmo": "up-to-date"}
+
+    pyproject.write_text(pyproject.read_text().replace('"pydantic>=2"', '"pydantic>=2", "anyio"'))
     assert _states(root) == {"gizmo": "built"}
+    assert _states(root) == {"gizmo": "up-to-date"}
 
 
 BROKEN_MOUNT = "from bad_syntax_error import bad_syntax_error\n\nmount = bad_syntax_error()\n"

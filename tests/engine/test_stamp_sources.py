@@ -21,6 +21,7 @@ from eve_build.engine.stamp import (
     write_stamp,
 )
 from eve_build.extension_build import build_extension
+from eve_build.formats.freshness import read_inputs
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.edits import edit_keeping_size_and_mtime
 
@@ -39,8 +40,8 @@ def gizmo(copy_fixture: Copy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _fingerprint(root: Path) -> str | None:
-    found = derive_build_fingerprint(root / "extension", root / "pyproject.toml", "env", root)
-    return found[0] if found else None
+    inputs = read_inputs(root, "extension")
+    return derive_build_fingerprint(inputs, "env") if inputs is not None else None
 
 
 def test_an_edit_under_a_symlinked_source_folder_is_rebuilt(gizmo: Path) -> None:
@@ -82,8 +83,9 @@ def test_what_the_stamp_cannot_vouch_for_gives_no_fingerprint(gizmo: Path) -> No
 
 def test_a_stale_output_found_by_eve_build_discards_the_stamp(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Even a stamp recording the edited state is not trusted once freshness (the
-    manifest's hashes) finds the output stale: `eve build` rebuilds, not `Built`."""
+    """Even a stamp recording the edited state is not trusted once the freshness rule (the
+    record's content hashes, formats.freshness) finds the output stale: `eve build`
+    rebuilds, not `Built`."""
     monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
     root = copy_fixture_tree(FIXTURES / "apps" / "one-mount", tmp_path / "app")
     copy_fixture_tree(FIXTURES / "extensions" / "gizmo", root / "packages" / "gizmo")

@@ -118,6 +118,16 @@ def _gizmo_source(tmp_path: Path) -> Path:
     return source
 
 
+def _settled(agent: Agent) -> None:
+    """The next `eve build` after the one that followed a change does nothing."""
+    done = agent.eve("build", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["written"] is False
+    assert payload["changes"] == []
+    assert {e["state"] for e in payload["extensions"]} <= {"up-to-date"}
+
+
 def _refused(agent: Agent, message: str) -> None:
     done = agent.eve("call", "gizmo__spin", '{"times": 1}')
     assert done.returncode == 1, done.stdout + done.stderr
@@ -146,6 +156,7 @@ def test_an_upgrade_and_a_downgrade_of_installed_wheels(agent: Agent, tmp_path: 
            "now required\n" in rebuilt.stdout
     wound = agent.eve("call", "gizmo__wind", '{"turns": 3}')
     assert (wound.returncode, json.loads(wound.stdout)) == (0, {"wound": 3})
+    _settled(agent)
 
     agent.install("--force-reinstall", str(old))
     _refused(agent, "extension gizmo changed since the agent was built (0.2.0 -> 0.1.0): "
@@ -154,6 +165,7 @@ def test_an_upgrade_and_a_downgrade_of_installed_wheels(agent: Agent, tmp_path: 
     assert "  changed: gizmo 0.2.0 -> 0.1.0: 1 tool removed (gizmo__wind), config field region " \
            "now optional\n" in downgraded.stdout
     assert json.loads(agent.eve("call", "gizmo__spin", '{"times": 1}').stdout) == {"spins": 1}
+    _settled(agent)
     gone = agent.eve("call", "gizmo__wind", '{"turns": 1}')
     assert gone.returncode == 1
     assert "Traceback" not in gone.stdout + gone.stderr
@@ -176,3 +188,14 @@ def test_an_editable_install_edited_in_place(agent: Agent, tmp_path: Path) -> No
     assert "  changed: gizmo 0.2.0 rebuilt: 1 tool added (gizmo__wind)\n" in rebuilt.stdout
     wound = agent.eve("call", "gizmo__wind", '{"turns": 4}')
     assert (wound.returncode, json.loads(wound.stdout)) == (0, {"wound": 4})
+    _settled(agent)
+
+    pyproject = source / "pyproject.toml"  # issue 30: a dependency changes no output file
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        '"pydantic>=2"', '"pydantic>=2", "anyio"'), encoding="utf-8")
+    rebuilt = agent.eve("build")
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert "  gizmo: built\n" in rebuilt.stdout
+    wound = agent.eve("call", "gizmo__wind", '{"turns": 5}')
+    assert (wound.returncode, json.loads(wound.stdout)) == (0, {"wound": 5})
+    _settled(agent)
