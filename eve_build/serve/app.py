@@ -40,6 +40,8 @@ from eve_build.session.store import SessionStore
 from eve_build.settings import parse_setting
 
 HEALTH_PATH = "/.eve/health"
+READY_PATH = "/.eve/ready"
+"""Readiness (docs/deploying.md): 200 once the agent is loaded and the store answers."""
 IDLE_LOOP = {"blocked": False, "blocks": 0, "lastBlock": None}
 """The health's `loop` when no lifespan ran (no watchdog: an ASGI transport in tests)."""
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -115,12 +117,37 @@ def build_app(
             "loop": watches[-1].status() if watches else IDLE_LOOP,
         })
 
+    async def ready(_request: Request) -> JSONResponse:
+        """Liveness is `health`; this says whether to send traffic: the agent is loaded and
+        the store answers (a round trip on the store's own connection, which also reopens
+        a dropped one)."""
+        from eve_build.errors import DiagnosticsError
+        from eve_build.session.problems import RETRY_AFTER
+
+        current = served.current
+        if current is None:
+            return JSONResponse({"status": "starting", "generation": None}, status_code=503,
+                                headers={"Retry-After": RETRY_AFTER})
+        if store is not None:
+            try:
+                await asyncio.to_thread(store.ping)
+            except DiagnosticsError as exc:
+                first = exc.diagnostics[0] if exc.diagnostics else None
+                return JSONResponse({"status": "store-unavailable",
+                                     "generation": current.number, "error": {
+                                         "code": first.code if first else "session/failed",
+                                         "message": first.message if first else exc.message,
+                                         "hint": first.hint if first else exc.hint}},
+                                    status_code=503, headers={"Retry-After": RETRY_AFTER})
+        return JSONResponse({"status": "ready", "generation": current.number})
+
     from eve_build.serve.sessions import SessionRoutes
     from eve_build.session.storage import Storage
 
     sessions = SessionRoutes(served, root, Storage(store) if store is not None else None,
                              environ)
-    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
+    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]),
+                            Route(READY_PATH, ready, methods=["GET"]), *sessions.routes(),
                             *routes], lifespan=lifespan,
                     middleware=[Middleware(Barrier, max_body=max_body)])
     # never a redirect: starlette builds its slash redirects from the Host header

@@ -32,7 +32,7 @@ from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
 from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
-from eve_build.session.problems import StoreUnavailable
+from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
 
 logger = logging.getLogger("eve_build.serve")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
@@ -124,7 +124,7 @@ class ChannelEndpoint:
             logger.error("%s: 503: %s", self.describe(), reason)
             return JSONResponse({"error": "the session store is unavailable; try again",
                                  "reason": reason, "channel": self.channel.name},
-                                status_code=503)
+                                status_code=503, headers={"Retry-After": RETRY_AFTER})
         except ChannelFailure as exc:  # one redacted line; the traceback only at DEBUG (-v)
             log_fault(self.describe(), 500, exc.code, str(exc), exc.error)
             return fault_response(exc.code, f"the channel `{self.channel.name}` failed; the "

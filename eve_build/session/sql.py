@@ -157,6 +157,11 @@ class SqlSessionStore:
 
         return SqlScheduleRuns(self.db, scope)
 
+    def ping(self) -> None:
+        """One read round trip: raises what a request would meet (unreachable, replaced)."""
+        with self.db.transaction(write=False) as ex:
+            ex.execute("SELECT 1")
+
     def close(self) -> None:
         self.db.close()
 
