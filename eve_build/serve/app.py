@@ -31,11 +31,12 @@ from eve_build.runtime.loopwatch import LoopWatch
 from eve_build.serve.barrier import Barrier
 from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
-from eve_build.serve.durable import served_scope, served_states
+from eve_build.serve.durable import served_states
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
+from eve_build.serve.scope import served_scope
 from eve_build.session.store import SessionStore
 from eve_build.settings import parse_setting
 
@@ -69,7 +70,7 @@ def build_app(
     max_body = int(parse_setting("--max-body", max_body))
     claims = None
     if store is not None:
-        claims = ScheduleClaims(store.schedule_runs(served_scope(root, environ)))
+        claims = ScheduleClaims(store.schedule_runs(served_scope(store, root, environ)))
     if host is None:
         durable = served_states(store, root, environ) if store is not None else {}
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
