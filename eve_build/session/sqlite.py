@@ -65,7 +65,7 @@ class SqliteDatabase:
     for_update = ""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.where = path, str(path)
+        self.path, self.where = path.absolute(), str(path)  # absolute: a chdir changes nothing
         self._lock = threading.RLock()  # one connection, shared by the process's threads
         self._identity: tuple[int, int] | None = None  # (device, inode), once opened
         _check_file(path)
