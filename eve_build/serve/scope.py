@@ -88,7 +88,7 @@ def served_scope(store: SessionStore, root: Path, environ: Mapping[str, str] | N
     if owner is None:
         return scope
     if owner.project != project:
-        raise scope_adopted(legacy, owner.project, owner.scope, project, scope)
+        raise scope_adopted(legacy, owner.project, owner.scope, project, scope, SCOPE_ENV)
     return owner.scope
 
 

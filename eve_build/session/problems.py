@@ -97,11 +97,11 @@ def store_replaced(where: str, reason: str) -> DiagnosticsError:
 
 
 def scope_adopted(legacy: str, owner: str, owner_scope: str, project: str,
-                  scope: str) -> DiagnosticsError:
+                  scope: str, variable: str) -> DiagnosticsError:
     return DiagnosticsError("cannot open the served agent's state", [error(
-        "session/scope-adopted", "EVE_STATE_SCOPE", f"the store's legacy state `{legacy}` "
+        "session/scope-adopted", variable, f"the store's legacy state `{legacy}` "
         f"(which every agent folder named `agent/` shared) was adopted by the project "
         f"`{owner}` (now its scope `{owner_scope}`); this agent is the project `{project}`, "
         "so it is not given that state",
-        f"to start this agent's own state, set EVE_STATE_SCOPE={scope}; if the adopted state "
-        f"was this agent's, set EVE_STATE_SCOPE={owner_scope} (shared with `{owner}`)")])
+        f"to start this agent's own state, set {variable}={scope}; if the adopted state "
+        f"was this agent's, set {variable}={owner_scope} (shared with `{owner}`)")])
