@@ -1,6 +1,6 @@
 """Whose state it is in a shared store: the one answer every caller asks for.
 
-    scope = served_scope(store, root)    # "project/demo-agent", or EVE_STATE_SCOPE
+    scope = served_scope(store, root)    # project/demo-agent, or EVE_STATE_SCOPE
 
 A served agent keeps its `define_state` values under its scope, its local extensions'
 entries under `<scope>#local`, and its schedule runs' claims under its scope, in a store
