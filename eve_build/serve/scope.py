@@ -27,15 +27,17 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
 from eve_build.consumer.app import AGENTS_DIRECTORY, try_find_app_root
+from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
-from eve_build.project.pyproject import read_pyproject
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.problems import scope_adopted
 from eve_build.session.store import SessionStore
+from eve_build.userfile import read_user_text
 
 SCOPE_ENV = "EVE_STATE_SCOPE"
 """Names the served agent's scope in the store explicitly (replicas set the same)."""
@@ -43,6 +45,7 @@ PREFIX = "project/"
 LOCAL_SUFFIX = "#local"
 """The scope of local extensions' entries: `<scope>#local`."""
 LEGACY_PREFIX = "serve/"
+PYPROJECT = "pyproject.toml"
 
 
 def locate_app_root(root: Path) -> Path:
@@ -93,12 +96,19 @@ def served_scope(store: SessionStore, root: Path, environ: Mapping[str, str] | N
 
 
 def _project_name(folder: Path) -> str | None:
-    if not (folder / "pyproject.toml").is_file():
+    """`[project] name` of `folder/pyproject.toml`, normalized; None without one."""
+    path = folder / PYPROJECT
+    if not path.is_file():
         return None
-    data, problems = read_pyproject(folder)
-    if problems:
-        raise DiagnosticsError("cannot name the served agent's state", problems)
-    project = (data or {}).get("project")
+    try:
+        data = tomllib.loads(read_user_text(path, what="pyproject"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise DiagnosticsError("cannot name the served agent's state", [error(
+            "project/pyproject-invalid", str(path), f"cannot be read: {reason or 'too deep'}",
+            "fix it: its `[project] name` names the agent's state in the session store")],
+        ) from None
+    project = data.get("project")
     name = project.get("name") if isinstance(project, dict) else None
     if not isinstance(name, str) or not name.strip():
         return None
