@@ -258,6 +258,12 @@ CODES: dict[str, str] = {
         "know.",
     "session/store-extra-missing": "A PostgreSQL session store needs psycopg 3 (`pip install "
         "'eve-build[postgres]'`).",
+    "session/store-special-file": "The session store path (or its `-wal`/`-journal` file) is "
+        "a FIFO, device or socket, or a link to one: it is never opened.",
+    "session/store-replaced": "The SQLite session store file was deleted or replaced while "
+        "in use: nothing more is committed into it; restart to open the store anew.",
+    "session/scope-adopted": "The store's legacy state scope `serve/agent` (shared by every "
+        "agent before scopes named the project) was adopted by another project.",
     "session/id-unknown": "There is no session with this id in the store.",
     "session/id-invalid": "A session id is not 1-128 letters, digits, `.`, `_` or `-`.",
     "session/id-taken": "A session with this id already exists.",

@@ -39,15 +39,18 @@ from eve_build.serve.answers import answer_http_exception
 from eve_build.serve.barrier import Barrier
 from eve_build.serve.claims import ScheduleClaims
 from eve_build.serve.contributions import BoundContribution
-from eve_build.serve.durable import served_scope, served_states
+from eve_build.serve.durable import served_states
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT, MAX_BODY
 from eve_build.serve.scheduler import Clock, Scheduler, local_now
 from eve_build.serve.schedules import ScheduleRun, run_schedule
+from eve_build.serve.scope import served_scope
 from eve_build.session.store import SessionStore
 from eve_build.settings import parse_setting
 
 HEALTH_PATH = "/.eve/health"
+READY_PATH = "/.eve/ready"
+"""Readiness (docs/deploying.md): 200 once the agent is loaded and the store answers."""
 IDLE_LOOP = {"blocked": False, "blocks": 0, "lastBlock": None}
 """The health's `loop` when no lifespan ran (no watchdog: an ASGI transport in tests)."""
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -82,7 +85,7 @@ def build_app(
     max_body = int(parse_setting("--max-body", max_body))
     claims = None
     if store is not None:
-        claims = ScheduleClaims(store.schedule_runs(served_scope(root, environ)))
+        claims = ScheduleClaims(store.schedule_runs(served_scope(store, root, environ)))
     if host is None:
         durable = served_states(store, root, environ) if store is not None else {}
         host = Host(open_generation(root, environ=environ, channel_timeout=channel_timeout,
@@ -130,12 +133,37 @@ def build_app(
             "loop": watches[-1].status() if watches else IDLE_LOOP,
         })
 
+    async def ready(_request: Request) -> JSONResponse:
+        """Liveness is `health`; this says whether to send traffic: the agent is loaded and
+        the store answers (a round trip on the store's own connection, which also reopens
+        a dropped one)."""
+        from eve_build.errors import DiagnosticsError
+        from eve_build.session.problems import RETRY_AFTER
+
+        current = served.current
+        if current is None:
+            return JSONResponse({"status": "starting", "generation": None}, status_code=503,
+                                headers={"Retry-After": RETRY_AFTER})
+        if store is not None:
+            try:
+                await asyncio.to_thread(store.ping)
+            except DiagnosticsError as exc:
+                first = exc.diagnostics[0] if exc.diagnostics else None
+                return JSONResponse({"status": "store-unavailable",
+                                     "generation": current.number, "error": {
+                                         "code": first.code if first else "session/failed",
+                                         "message": first.message if first else exc.message,
+                                         "hint": first.hint if first else exc.hint}},
+                                    status_code=503, headers={"Retry-After": RETRY_AFTER})
+        return JSONResponse({"status": "ready", "generation": current.number})
+
     from eve_build.serve.sessions import SessionRoutes
     from eve_build.session.storage import Storage
 
     sessions = SessionRoutes(served, root, Storage(store) if store is not None else None,
                              environ)
-    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]), *sessions.routes(),
+    app = Starlette(routes=[Route(HEALTH_PATH, health, methods=["GET"]),
+                            Route(READY_PATH, ready, methods=["GET"]), *sessions.routes(),
                             *routes], lifespan=lifespan,
                     middleware=[Middleware(Admission, policy=admission),
                                 *filter(None, [derive_cors(admission)]),

@@ -34,7 +34,7 @@ from eve_build.serve.contributions import BoundContribution, describe_error
 from eve_build.serve.deadlines import shared_deadlines
 from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
-from eve_build.session.problems import StoreUnavailable
+from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
 
 logger = logging.getLogger("eve_build.serve")
 logger.addHandler(logging.NullHandler())  # a library logs; the application shows it
@@ -127,6 +127,7 @@ class ChannelEndpoint:
             return error_response(503, "session/store-unreachable",
                                   f"the session store is unavailable: {reason}",
                                   "try again once the store is back",
+                                  headers={"Retry-After": RETRY_AFTER},
                                   channel=self.channel.name)
         except ChannelFailure as exc:  # one redacted line; the traceback only at DEBUG (-v)
             log_fault(self.describe(), 500, exc.code, str(exc), exc.error)

@@ -14,28 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eve_build.consumer.app import try_find_app_root
-from eve_build.runtime.loader import read_compiled_agent
-from eve_build.session.states import StoreEntries, StoreStates, derive_scope
+from eve_build.serve.scope import LOCAL_SUFFIX, locate_app_root, served_scope
+from eve_build.session.states import StoreEntries, StoreStates
 from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore, open_session_store
-
-LOCAL_SUFFIX = "#local"
-
-
-def locate_app_root(root: Path) -> Path:
-    """The app root at or above `root`, where `.eve/` is."""
-    return try_find_app_root(root.resolve()) or root.resolve()
 
 
 def open_served_store(root: Path, environ: Mapping[str, str] | None = None) -> SessionStore:
     """The store the served agent of `root` keeps its state in (raises DiagnosticsError)."""
     return open_session_store(locate_app_root(root), environ=environ)
-
-
-def served_scope(root: Path, environ: Mapping[str, str] | None = None) -> str:
-    """The served agent's scope in the store (`serve/<agent folder>`, EVE_STATE_SCOPE):
-    its state and its schedule runs are kept under it."""
-    return derive_scope(read_compiled_agent(root).agent_dir, environ)
 
 
 def served_states(store: SessionStore, root: Path,
@@ -44,7 +30,7 @@ def served_states(store: SessionStore, root: Path,
     entries in `store`: `states` and `local_session` (entries under `<scope>#local`)."""
     from eve_build.local.context import LocalSession
 
-    scope = served_scope(root, environ)
+    scope = served_scope(store, root, environ)  # whose state (eve_build.serve.scope)
     entries = StoreEntries(store.state_scope(f"{scope}{LOCAL_SUFFIX}"))
     return {"states": StoreStates(store.state_scope(scope)),
             "local_session": LocalSession(entries=entries)}
@@ -60,7 +46,7 @@ def read_last_runs(root: Path, environ: Mapping[str, str] | None = None,
         return {}
     store = open_served_store(root, environ)
     try:
-        runs = store.schedule_runs(served_scope(root, environ)).last_runs()
+        runs = store.schedule_runs(served_scope(store, root, environ, adopt=False)).last_runs()
     finally:
         store.close()
     return {name: run.to_json() for name, run in runs.items()}

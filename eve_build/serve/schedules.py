@@ -151,11 +151,12 @@ def run_schedule_now(root: Path, name: str, *, subagent: str | None = None,
     """`eve schedule run NAME`: load the agent on the session store's state (the one
     `eve serve` uses), run one schedule, record the run there, close the agent."""
     from eve_build.serve.claims import ScheduleClaims
-    from eve_build.serve.durable import open_served_store, served_scope, served_states
+    from eve_build.serve.durable import open_served_store, served_states
+    from eve_build.serve.scope import served_scope
 
     store = open_served_store(root, environ)
     try:
-        scope = served_scope(root, environ)
+        scope = served_scope(store, root, environ)
         with load_agent(root, environ=environ,
                         **served_states(store, root, environ)) as agent:
             schedule = find_schedule(find_bound(agent, "schedules"), name, subagent)

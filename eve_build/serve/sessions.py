@@ -11,7 +11,8 @@ session store one turn per message. Nobody answers approval prompts over HTTP, s
 tool that asks (`always()`, `once()`) is refused with that reason. Errors are the one
 shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
 that is not the JSON asked for, 404 an unknown session, 409 a session with a message in
-progress, 502 the model failed, 500 the session cannot start (no model, no key, the
+progress, 502 the model failed, 503 (with `Retry-After`) the session store is
+unavailable (unreachable, replaced), 500 the session cannot start (no model, no key, the
 extra missing). Which requests reach these routes is eve_build.serve.admission's.
 """
 
@@ -30,6 +31,7 @@ from starlette.routing import Route
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.serve.answers import error_body, error_response
 from eve_build.serve.generation import Host
+from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
 from eve_build.session.storage import Storage
 from eve_build.session.transcript import SessionEvent
 
@@ -43,14 +45,16 @@ MODEL_FAILURES = ("session/model-unreachable", "session/model-auth", "session/mo
 def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
     first = exc.diagnostics[0] if isinstance(exc, DiagnosticsError) and exc.diagnostics else None
     code = first.code if first is not None else "session/failed"
-    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else 500
+    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else \
+        503 if isinstance(exc, StoreUnavailable) else 500
     return status, error_body(code, first.message if first else exc.message,
                               first.hint if first else exc.hint)
 
 
 def _from_error(exc: EveBuildError) -> JSONResponse:
     status, body = _describe(exc)
-    return JSONResponse(body, status_code=status)
+    headers = {"Retry-After": RETRY_AFTER} if status == 503 else None
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 class SessionRoutes:

@@ -3,15 +3,17 @@
 The same tables and queries as SQLite (eve_build.session.sql); rows are locked with
 `SELECT ... FOR UPDATE`, and creating or migrating the schema holds a transaction-level
 advisory lock, so replicas starting together create it once. A connection that fails
-is a `session/store-unreachable` diagnostic naming the URL without its password; a
-connection lost between requests is opened again on the next transaction.
+is a `session/store-unreachable` diagnostic naming the URL without its password
+(during a request a 503 with `Retry-After`). A connection lost between requests (the
+server restarted or ended it) is found out by the next transaction's BEGIN, before any
+work, and opened again once there; one lost in the middle of a transaction fails it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -81,14 +83,36 @@ class PostgresDatabase:
                 raise store_unreachable(self.where, _first_line(exc)) from None
         return self._conn
 
+    def _begin(self, stack: ExitStack) -> psycopg.Connection[Any]:
+        """A connection inside a new transaction (BEGIN sent). A connection the server
+        dropped since its last use (a restart: "terminating connection due to
+        administrator command") fails right here, before any work: it is opened again
+        and BEGIN retried once, so the first request after the database returns succeeds."""
+        conn = self._connection()
+        try:
+            stack.enter_context(conn.transaction())
+            return conn
+        except self._psycopg.OperationalError as exc:
+            if not (conn.broken or conn.closed):
+                raise store_unreachable(self.where, _first_line(exc)) from None
+        conn.close()
+        self._conn = None
+        conn = self._connection()
+        try:
+            stack.enter_context(conn.transaction())
+        except self._psycopg.OperationalError as exc:
+            raise store_unreachable(self.where, _first_line(exc)) from None
+        return conn
+
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[_Cursor]:  # noqa: ARG002 (both lock rows)
         with self._lock:
-            conn = self._connection()
+            stack = ExitStack()
+            conn = self._begin(stack)
             try:
-                with conn.transaction():
+                with stack:  # COMMIT, or ROLLBACK on an exception
                     yield _Cursor(conn)
-            except self._psycopg.OperationalError as exc:
+            except self._psycopg.OperationalError as exc:  # lost in the middle: not retried
                 raise store_unreachable(self.where, _first_line(exc)) from None
 
     def close(self) -> None:

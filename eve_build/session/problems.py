@@ -15,7 +15,13 @@ TITLE = "cannot open the session store"
 
 class StoreUnavailable(DiagnosticsError):
     """The store cannot be reached or written now (a server down, a lock held too long):
-    at start-up a diagnostic, during a request a 503 (eve_build.serve.channels)."""
+    at start-up a diagnostic, during a request a 503 with `Retry-After: RETRY_AFTER`
+    (eve_build.serve.channels, eve_build.serve.sessions, the `/.eve/ready` route)."""
+
+
+RETRY_AFTER = "5"
+"""Seconds a client is told to wait before it tries again while the store is unavailable."""
+
 ELSEWHERE = "or set EVE_SESSION_STORE to another store"
 
 
@@ -72,3 +78,30 @@ def session_unknown(where: str, session_id: str) -> DiagnosticsError:
     return DiagnosticsError(f"no session `{session_id}`", [error(
         "session/id-unknown", where, f"there is no session `{session_id}` in the store",
         "list the sessions with `eve sessions list`")])
+
+
+def store_special_file(where: str, kind: str) -> DiagnosticsError:
+    return DiagnosticsError(TITLE, [error(
+        "session/store-special-file", where, f"the session store is {kind}, not a regular "
+        "file; it was not opened (opening it could block forever)",
+        f"remove `{where}` (eve-build then starts a new, empty store) {ELSEWHERE}")])
+
+
+def store_replaced(where: str, reason: str) -> DiagnosticsError:
+    return StoreUnavailable("the session store was replaced", [error(
+        "session/store-replaced", where, f"the session store {reason} while this process had "
+        "it open; nothing more is committed into the file it opened (that is no longer the "
+        "store), so this turn or update is not kept",
+        "restart the process to open the store at this path anew; put back a backup of "
+        f"`{where}` first if it was deleted by mistake")])
+
+
+def scope_adopted(legacy: str, owner: str, owner_scope: str, project: str,
+                  scope: str, variable: str) -> DiagnosticsError:
+    return DiagnosticsError("cannot open the served agent's state", [error(
+        "session/scope-adopted", variable, f"the store's legacy state `{legacy}` "
+        f"(which every agent folder named `agent/` shared) was adopted by the project "
+        f"`{owner}` (now its scope `{owner_scope}`); this agent is the project `{project}`, "
+        "so it is not given that state",
+        f"to start this agent's own state, set {variable}={scope}; if the adopted state "
+        f"was this agent's, set {variable}={owner_scope} (shared with `{owner}`)")])

@@ -21,6 +21,7 @@ from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.session.problems import session_unknown
 from eve_build.session.store import (
     USAGE_KEYS,
+    ScopeOwner,
     SessionRecord,
     SessionRow,
     StateScope,
@@ -31,6 +32,9 @@ from eve_build.session.store import (
 if TYPE_CHECKING:
     from eve_build.session.runs import SqlScheduleRuns
 
+ADOPTIONS = "eve/adopted-scopes"
+"""The state scope recording which project adopted each legacy scope (key: the legacy
+scope; value: {project, scope, adoptedAt})."""
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 ROW = "id, created_at, updated_at, model, turns, usage"
 
@@ -157,6 +161,48 @@ class SqlSessionStore:
 
         return SqlScheduleRuns(self.db, scope)
 
+    def adopt_legacy_scope(self, legacy: str, scope: str, project: str, *,
+                           suffixes: tuple[str, ...] = (),
+                           write: bool = True) -> ScopeOwner | None:
+        """The owner of `legacy` (state under `legacy` + each of "", *suffixes, and the
+        schedule runs under `legacy`); None when nobody holds it and it holds nothing.
+
+        With `write`, a legacy scope that holds rows and has no owner yet is adopted by
+        `project` in this one transaction: the adoption is recorded first (a racing
+        adopter waits on that row, then finds it), then the rows move to `scope` (a key
+        `scope` already has stays as it is). The owner's own later calls move again what
+        an older eve-build wrote under `legacy` since. Without `write` nothing changes:
+        an unowned legacy scope that holds rows is answered as `project`'s, as it is."""
+        with self.db.transaction(write=write) as ex:
+            owner = _read_owner(ex, legacy, self.db.for_update if write else "")
+            if owner is None:
+                if not _holds(ex, legacy, suffixes):
+                    return None
+                if not write:
+                    return ScopeOwner(project, legacy)
+                ex.execute("INSERT INTO eve_state (scope, key, value, updated_at) VALUES "
+                           "(?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING",
+                           (ADOPTIONS, legacy, dump({"project": project, "scope": scope,
+                                                     "adoptedAt": now_text()}), now_text()))
+                owner = _read_owner(ex, legacy, self.db.for_update)
+                assert owner is not None
+            if owner.project != project or not write:
+                return owner
+            for suffix in ("", *suffixes):
+                ex.execute("UPDATE eve_state SET scope = ? WHERE scope = ? AND key NOT IN "
+                           "(SELECT key FROM eve_state WHERE scope = ?)",
+                           (owner.scope + suffix, legacy + suffix, owner.scope + suffix))
+            ex.execute("UPDATE eve_schedule_runs SET scope = ? WHERE scope = ? AND NOT EXISTS "
+                       "(SELECT 1 FROM eve_schedule_runs AS r WHERE r.scope = ? AND "
+                       "r.name = eve_schedule_runs.name AND r.due_at = eve_schedule_runs.due_at)",
+                       (owner.scope, legacy, owner.scope))
+        return owner
+
+    def ping(self) -> None:
+        """One read round trip: raises what a request would meet (unreachable, replaced)."""
+        with self.db.transaction(write=False) as ex:
+            ex.execute("SELECT 1")
+
     def close(self) -> None:
         self.db.close()
 
@@ -205,6 +251,23 @@ class SqlStateScope:
         ex.execute("INSERT INTO eve_state (scope, key, value, updated_at) VALUES (?, ?, ?, ?) "
                    "ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, "
                    "updated_at = excluded.updated_at", (self.scope, key, text, now_text()))
+
+
+def _read_owner(ex: Executor, legacy: str, lock: str) -> ScopeOwner | None:
+    rows = ex.execute(f"SELECT value FROM eve_state WHERE scope = ? AND key = ?{lock}",
+                      (ADOPTIONS, legacy))
+    if not rows:
+        return None
+    value = json.loads(rows[0][0])
+    return ScopeOwner(str(value["project"]), str(value["scope"]))
+
+
+def _holds(ex: Executor, legacy: str, suffixes: tuple[str, ...]) -> bool:
+    for suffix in ("", *suffixes):
+        if ex.execute("SELECT 1 FROM eve_state WHERE scope = ? LIMIT 1", (legacy + suffix,)):
+            return True
+    return bool(ex.execute("SELECT 1 FROM eve_schedule_runs WHERE scope = ? LIMIT 1",
+                           (legacy,)))
 
 
 def _row(row: Sequence[Any]) -> SessionRow:

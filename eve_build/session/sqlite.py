@@ -7,24 +7,42 @@ WAL on would already change its header). `synchronous=FULL` makes each commit du
 once `commit` returns, so a process killed with SIGKILL (or a power cut) loses no
 committed turn; a half-written transaction is rolled back by SQLite on the next open.
 Writers on one host take turns on SQLite's own file lock, waiting up to BUSY_TIMEOUT.
+
+A FIFO, device or socket at the store's path (or at its `-wal`, `-journal` or `-shm`
+file) is refused before anything opens it (`session/store-special-file`): opening or
+reading one could block forever. The file's identity (device and inode) is recorded
+when it is opened and compared with the path's before and after every transaction: a
+store deleted or replaced while in use (`rm .eve/sessions.sqlite3*`) fails the
+transaction with `session/store-replaced` (rolled back), so nothing is committed into
+an unlinked file that a restart would never see again.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from eve_build.session.problems import store_invalid, store_unwritable
+from eve_build.session.problems import (
+    store_invalid,
+    store_replaced,
+    store_special_file,
+    store_unwritable,
+)
 from eve_build.session.schema import apply_schema, check_schema, read_version
 from eve_build.session.sql import SqlSessionStore
+from eve_build.userfile import describe_special
 
 HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another process's write to finish."""
+SIDE_FILES = ("-wal", "-journal", "-shm")
+"""The files SQLite keeps beside the database (checked like it)."""
 
 
 def open_sqlite_store(path: Path) -> SqlSessionStore:
@@ -47,8 +65,9 @@ class SqliteDatabase:
     for_update = ""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.where = path, str(path)
+        self.path, self.where = path.absolute(), str(path)  # absolute: a chdir changes nothing
         self._lock = threading.RLock()  # one connection, shared by the process's threads
+        self._identity: tuple[int, int] | None = None  # (device, inode), once opened
         _check_file(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,6 +77,10 @@ class SqliteDatabase:
             raise store_unwritable(self.where, str(exc)) from None
         try:
             self._open()
+            self._identity = _identity(path)
+        except FileNotFoundError:
+            self.conn.close()
+            raise store_replaced(self.where, "was deleted") from None
         except BaseException:
             self.conn.close()
             raise
@@ -79,6 +102,20 @@ class SqliteDatabase:
         with self.transaction(write=True) as ex:  # again under the lock: another may have won
             apply_schema(ex, _tables(ex), self.where)
 
+    def check_identity(self) -> None:
+        """Raise `session/store-replaced` unless the path still names the file opened."""
+        identity = self._identity
+        if identity is None:  # still opening
+            return
+        try:
+            now = _identity(self.path)
+        except FileNotFoundError:
+            raise store_replaced(self.where, "was deleted") from None
+        except OSError as exc:
+            raise store_unwritable(self.where, exc.strerror or str(exc)) from None
+        if now != identity:
+            raise store_replaced(self.where, "was replaced by another file")
+
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[_Cursor]:
         with self._lock:
@@ -87,7 +124,9 @@ class SqliteDatabase:
             except sqlite3.OperationalError as exc:
                 raise store_unwritable(self.where, str(exc)) from None
             try:
+                self.check_identity()  # under the lock: the file it opened is still the store
                 yield _Cursor(self.conn)
+                self.check_identity()  # and still is, now that the commit is due
             except sqlite3.DatabaseError as exc:
                 self.conn.execute("ROLLBACK")
                 raise store_invalid(self.where, str(exc)) from None
@@ -106,16 +145,41 @@ class SqliteDatabase:
             self.conn.close()
 
 
+def _identity(path: Path) -> tuple[int, int]:
+    found = path.stat()
+    return found.st_dev, found.st_ino
+
+
 def _check_file(path: Path) -> None:
-    if path.is_dir():
-        raise store_invalid(str(path), "it is a folder")
+    """Refuse a folder, a special file or a file that is not SQLite, never blocking."""
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in SIDE_FILES)):
+        try:
+            mode = candidate.stat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise store_unwritable(str(candidate), exc.strerror or str(exc)) from None
+        if stat.S_ISDIR(mode) and candidate == path:
+            raise store_invalid(str(path), "it is a folder")
+        kind = describe_special(mode)
+        if kind is not None:
+            raise store_special_file(str(candidate), kind)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(HEADER))
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         return
     except OSError as exc:
         raise store_unwritable(str(path), exc.strerror or str(exc)) from None
+    try:  # fstat on what was opened: a FIFO swapped in after the stat is still refused
+        kind = describe_special(os.fstat(descriptor).st_mode)
+        if kind is not None:
+            raise store_special_file(str(path), kind)
+        head = os.read(descriptor, len(HEADER))
+    except OSError as exc:
+        raise store_unwritable(str(path), exc.strerror or str(exc)) from None
+    finally:
+        os.close(descriptor)
     if head and head != HEADER:
         raise store_invalid(str(path), "the file does not start with the SQLite header")
 

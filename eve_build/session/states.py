@@ -7,26 +7,16 @@ store each time (another process may have written since), and return a fresh cop
 change a value with `state.update(fn)` or `state.set(value)`, not by mutating what
 `get()` returned. `update_atomically` is what `State.update` uses when it exists: the
 read, `change` and the write are one transaction with the row locked, so two requests
-or two processes updating one state never lose an update.
+or two processes updating one state never lose an update. Which scope of the store an
+agent's state is (whose state it is) is answered by eve_build.serve.scope alone.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from eve_build.session.store import StateScope
-
-SCOPE_ENV = "EVE_STATE_SCOPE"
-"""Names the served agent's state in a store that several agents share."""
-
-
-def derive_scope(agent_dir: str, environ: Mapping[str, str] | None = None) -> str:
-    """`serve/<agent folder>` (the same on every replica), or EVE_STATE_SCOPE."""
-    env = os.environ if environ is None else environ
-    given = env.get(SCOPE_ENV, "").strip()
-    return given or f"serve/{agent_dir}"
 
 
 class StoreStates(MutableMapping[str, Any]):

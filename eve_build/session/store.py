@@ -72,6 +72,15 @@ class TurnRecord:
     model: str | None = None
 
 
+@dataclass(frozen=True)
+class ScopeOwner:
+    """Who holds a legacy scope's state (eve_build.serve.scope): the project that adopted
+    it and the scope its rows now live under."""
+
+    project: str
+    scope: str
+
+
 class SessionStore(Protocol):
     """Sessions by id; every method is one transaction."""
 
@@ -85,6 +94,10 @@ class SessionStore(Protocol):
     def commit_turn(self, session_id: str, turn: TurnRecord) -> SessionRow: ...
     def state_scope(self, scope: str) -> StateScope: ...
     def schedule_runs(self, scope: str) -> SqlScheduleRuns: ...
+    def adopt_legacy_scope(self, legacy: str, scope: str, project: str, *,
+                           suffixes: tuple[str, ...] = (),
+                           write: bool = True) -> ScopeOwner | None: ...
+    def ping(self) -> None: ...
     def close(self) -> None: ...
 
 

@@ -61,7 +61,13 @@ FILES = {
 }
 
 
-def make_counter_app(root: Path) -> Path:
+def make_counter_app(root: Path, project: str | None = None) -> Path:
+    """The counter app at `root`; `project` renames its `[project] name` (another project
+    with the same `agent/` folder: what the scope tests put on one store)."""
     make_app(root, ["gizmo"], FILES)
+    if project is not None:
+        pyproject = root / "pyproject.toml"
+        pyproject.write_text(pyproject.read_text().replace('name = "demo-agent"',
+                                                           f'name = "{project}"', 1))
     compile_app(root)
     return root

@@ -18,6 +18,12 @@ def counter_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def other_counter_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same counter agent as another project (`[project] name = "other-agent"`)."""
+    return make_counter_app(tmp_path_factory.mktemp("other") / "app", project="other-agent")
+
+
+@pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """One real PostgreSQL server for the whole test session (skipped, saying why, only
     where the machine has no PostgreSQL binaries; `.ci/run` installs them)."""

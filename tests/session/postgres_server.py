@@ -59,6 +59,25 @@ class PostgresServer:
                               text=True, timeout=timeout, check=False, cwd=self.folder,
                               env={**os.environ, "LC_ALL": "C"}, **options)
 
+    def start(self, *, fsync: bool = False) -> None:
+        """`pg_ctl start` on this server's port (raises RuntimeError if it fails)."""
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+                   f"-c fsync={'on' if fsync else 'off'} -c max_connections=50")
+        done = self.run("pg_ctl", "-D", "data", "-l", "server.log", "-w", "-t", "60",
+                        "-o", options, "start", timeout=90)
+        if done.returncode:
+            log = (self.folder / "server.log").read_text(errors="replace")[-2000:] \
+                if (self.folder / "server.log").exists() else ""
+            raise RuntimeError(f"pg_ctl start failed: {done.stderr.strip()}\n{log}")
+
+    def stop(self, mode: str = "fast") -> None:
+        """`pg_ctl stop -m MODE`, waiting until it is down ("fast" ends every connection
+        with "terminating connection due to administrator command")."""
+        done = self.run("pg_ctl", "-D", "data", "-m", mode, "-w", "-t", "60", "stop",
+                        timeout=90)
+        if done.returncode:
+            raise RuntimeError(f"pg_ctl stop failed: {done.stderr.strip()}")
+
     def create_database(self, name: str) -> str:
         import psycopg
 
@@ -107,14 +126,7 @@ def running_postgres(bin_dir: Path, *, fsync: bool = False) -> Iterator[Postgres
                           "--locale=C", "--no-sync")
         if done.returncode:
             raise RuntimeError(f"initdb failed: {done.stderr.strip() or done.stdout.strip()}")
-        options = (f"-p {server.port} -k {folder} -c listen_addresses=127.0.0.1 "
-                   f"-c fsync={'on' if fsync else 'off'} -c max_connections=50")
-        done = server.run("pg_ctl", "-D", "data", "-l", "server.log", "-w", "-t", "60",
-                          "-o", options, "start", timeout=90)
-        if done.returncode:
-            log = (folder / "server.log").read_text(errors="replace")[-2000:] \
-                if (folder / "server.log").exists() else ""
-            raise RuntimeError(f"pg_ctl start failed: {done.stderr.strip()}\n{log}")
+        server.start(fsync=fsync)
         try:
             yield server
         finally:

@@ -87,11 +87,12 @@ def start_replica(root: Path, store: str, t0: float, speed: float, *,
     return Server(process, _wait_ready(process))
 
 
-def start_cli(root: Path, store: str, *args: str) -> Server:
+def start_cli(root: Path, store: str, *args: str, env: dict[str, str] | None = None,
+              ) -> Server:
     process = subprocess.Popen([sys.executable, "-m", "eve_build", "serve", "--path", str(root),
                                 "--port", "0", "--json", "--no-access-log", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=_env(store))
+                               env={**_env(store), **(env or {})})
     return Server(process, _wait_ready(process))
 
 

@@ -66,8 +66,8 @@ def test_two_servers_share_state_and_schedules_and_survive_sigkill(
         assert second.stop() == 0
 
     store = open_session_store(tmp_path, url=_url(store_url))
-    state = store.state_scope("serve/agent").read_all()
-    runs = store.schedule_runs("serve/agent").history("minutely")
+    state = store.state_scope("project/demo-agent").read_all()
+    runs = store.schedule_runs("project/demo-agent").history("minutely")
     store.close()
     assert state["hits"] == 61
     due = [r.due_at for r in runs]

@@ -45,8 +45,8 @@ def test_two_schedulers_on_one_store_fire_each_due_time_once(counter_root: Path,
     for round_ in fired[1:]:  # each minute: one of the two ran `minutely`, never both
         assert sorted(name for names in round_ for name in names) == ["minutely"]
     store = open_session_store(tmp_path)
-    assert store.state_scope("serve/agent").read_all() == {"ticks": 3}
-    runs = store.schedule_runs("serve/agent").history("minutely")
+    assert store.state_scope("project/demo-agent").read_all() == {"ticks": 3}
+    runs = store.schedule_runs("project/demo-agent").history("minutely")
     store.close()
     assert [r.status for r in runs] == ["ok"] * 3
     assert len({r.due_at for r in runs}) == 3

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 
 from eve_build.serve import create_app
-from eve_build.session.states import StoreStates, derive_scope
+from eve_build.serve.scope import derive_scope
+from eve_build.session.states import StoreStates
 from eve_build.session.store import open_session_store
 
 
@@ -37,7 +38,7 @@ def test_served_state_survives_a_restart(counter_root: Path, tmp_path: Path) -> 
     assert [r["hits"] for r in again] == [3, 4]
 
     store = open_session_store(tmp_path)
-    assert store.state_scope("serve/agent").read_all() == {"hits": 4}
+    assert store.state_scope("project/demo-agent").read_all() == {"hits": 4}
     assert store.list_sessions() == []  # a scope of its own, not a session
     store.close()
 
@@ -58,7 +59,7 @@ def test_without_a_store_state_is_in_memory_as_before(counter_root: Path,
 
 def test_concurrent_updates_through_two_connections_lose_nothing(tmp_path: Path) -> None:
     stores = [open_session_store(tmp_path) for _ in range(2)]
-    states = [StoreStates(s.state_scope("serve/agent")) for s in stores]
+    states = [StoreStates(s.state_scope("project/demo-agent")) for s in stores]
 
     def slow_add(n: int) -> int:
         threading.Event().wait(0.001)  # widen the window between read and write
@@ -95,10 +96,24 @@ def test_the_mapping_behaves_like_a_dict(tmp_path: Path) -> None:
     store.close()
 
 
-def test_the_scope_is_the_agent_folder_unless_named() -> None:
-    assert derive_scope("agent", {}) == "serve/agent"
-    assert derive_scope("agents/support/agent", {}) == "serve/agents/support/agent"
-    assert derive_scope("agent", {"EVE_STATE_SCOPE": "billing"}) == "billing"
+def test_the_scope_names_the_project_unless_named(tmp_path: Path) -> None:
+    named = tmp_path / "named"
+    (named / "agent").mkdir(parents=True)
+    (named / "pyproject.toml").write_text('[project]\nname = "Acme_CRM.bot"\n')
+    assert derive_scope(named, {}) == "project/acme-crm-bot"
+    assert derive_scope(named, {"EVE_STATE_SCOPE": "billing"}) == "billing"
+
+    workspace = tmp_path / "ws"
+    (workspace / "agents" / "support" / "agent").mkdir(parents=True)
+    (workspace / "pyproject.toml").write_text('[project]\nname = "helpdesk"\n')
+    assert derive_scope(workspace / "agents" / "support", {}) == \
+        "project/helpdesk/agents/support"
+    (workspace / "pyproject.toml").unlink()
+    assert derive_scope(workspace / "agents" / "support", {}) == "project/ws/agents/support"
+
+    bare = tmp_path / "bare"
+    (bare / "agent").mkdir(parents=True)
+    assert derive_scope(bare, {}) == "project/bare"
 
 
 def test_local_entries_and_state_of_a_served_agent_come_back(counter_root: Path,
@@ -120,6 +135,6 @@ def test_local_entries_and_state_of_a_served_agent_come_back(counter_root: Path,
         assert agent.snapshot()["local"] == {"notes": {"entries": [{"text": "one"},
                                                                    {"text": "two"}]}}
         assert agent.state("local/notes:count") == 2
-    assert store.state_scope("serve/agent#local").read_all() == {
+    assert store.state_scope("project/demo-agent#local").read_all() == {
         "notes": [{"text": "one"}, {"text": "two"}]}
     store.close()

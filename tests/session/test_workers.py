@@ -85,6 +85,6 @@ def test_no_schedules_leaves_due_times_alone(counter_root: Path, tmp_path: Path)
         time.sleep(3.5)  # three simulated minutes
         assert server.stop() == 0
     opened = open_session_store(tmp_path, url=f"sqlite://{store}")
-    assert opened.schedule_runs("serve/agent").last_runs() == {}
-    assert "ticks" not in opened.state_scope("serve/agent").read_all()
+    assert opened.schedule_runs("project/demo-agent").last_runs() == {}
+    assert "ticks" not in opened.state_scope("project/demo-agent").read_all()
     opened.close()
