@@ -72,3 +72,17 @@ def session_unknown(where: str, session_id: str) -> DiagnosticsError:
     return DiagnosticsError(f"no session `{session_id}`", [error(
         "session/id-unknown", where, f"there is no session `{session_id}` in the store",
         "list the sessions with `eve sessions list`")])
+
+
+def session_busy(where: str, session_id: str) -> DiagnosticsError:
+    return DiagnosticsError(f"session `{session_id}` is busy", [error(
+        "session/busy", where, f"the session `{session_id}` is still answering a message "
+        "(in this or another process on the store)", "wait for its reply, then send")])
+
+
+def session_moved_on(where: str, session_id: str, after: int, turns: int) -> DiagnosticsError:
+    return DiagnosticsError(f"session `{session_id}` moved on", [error(
+        "session/moved-on", where, f"the session `{session_id}` has {turns} committed turns, "
+        f"but this turn started after turn {after}: another process answered it meanwhile; "
+        "this turn was not committed", "send the message again: it then starts from the "
+        "store's last turn")])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.session.problems import session_unknown
+from eve_build.session.problems import session_moved_on, session_unknown
 from eve_build.session.store import (
     USAGE_KEYS,
     SessionRecord,
@@ -29,6 +29,7 @@ from eve_build.session.store import (
 )
 
 if TYPE_CHECKING:
+    from eve_build.session.claims import SqlSessionClaims
     from eve_build.session.runs import SqlScheduleRuns
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -127,6 +128,8 @@ class SqlSessionStore:
             if not rows:
                 raise session_unknown(self.where, session_id)
             old = _row(rows[0])
+            if turn.after is not None and turn.after != old.turns:
+                raise session_moved_on(self.where, session_id, turn.after, old.turns)
             number = old.turns + 1
             for table, items in (("eve_session_messages", turn.messages),
                                  ("eve_session_custom", turn.custom)):
@@ -156,6 +159,11 @@ class SqlSessionStore:
         from eve_build.session.runs import SqlScheduleRuns
 
         return SqlScheduleRuns(self.db, scope)
+
+    def session_claims(self) -> SqlSessionClaims:
+        from eve_build.session.claims import SqlSessionClaims
+
+        return SqlSessionClaims(self.db)
 
     def close(self) -> None:
         self.db.close()
