@@ -63,7 +63,7 @@ def _wait_ready(process: subprocess.Popen[str], key: str = "url") -> str:
     line = process.stdout.readline()
     assert line, f"the server did not start: {process.stderr.read() if process.stderr else ''}"
     url = str(json.loads(line)[key])
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the socket listens; wait until the app answers
         try:
             if httpx.get(f"{url}/.eve/health", timeout=2).status_code == 200:

@@ -56,16 +56,16 @@ def _reply(response: httpx.Response) -> str:
     return str(response.json()["reply"]).strip()
 
 
-def _sequential(urls: list[str], session: str, count: int) -> list[str]:
+def _sequential(urls: list[str], session: str, count: int, before: list[str]) -> list[str]:
     """`count` messages one after the other, the i-th to urls[i % len(urls)]; each reply
     must be every message so far (the model echoes the user messages it was sent)."""
-    sent: list[str] = []
+    sent: list[str] = list(before)
     for index in range(count):
         text = f"m{index + 1}"
         sent.append(text)
         reply = _reply(_send(urls[index % len(urls)], session, text, stream=index % 3 == 2))
         assert reply == "|".join(sent), f"message {index + 1} saw only {reply!r}"
-    return sent
+    return sent[len(before):]
 
 
 def _concurrent(urls: list[str], session: str, script: Script, count: int, prefix: str, *,
@@ -115,9 +115,9 @@ def _stored_user_texts(store_url: str, tmp_path: Path, session: str) -> tuple[in
 def _exercise(servers: list[Server], script: Script, store_url: str, tmp_path: Path) -> None:
     urls = [s.url for s in servers]
     session = httpx.post(f"{urls[0]}{SESSIONS}", timeout=DEADLINE).json()["id"]
-    sent = _sequential(urls, session, 8)
-    sent.append(_concurrent(urls, session, script, 6, "c", stream=False))
-    sent.append(_concurrent(urls, session, script, 4, "s", stream=True))
+    sent = [_concurrent(urls, session, script, 6, "c", stream=False),
+            _concurrent(urls, session, script, 4, "s", stream=True)]
+    sent += _sequential(urls, session, 8, sent)
     last = _reply(_send(urls[-1], session, "last"))  # the session is free again
     sent.append("last")
     assert last == "|".join(sent)
@@ -156,6 +156,18 @@ def test_two_replicas_on_one_store_share_each_session(
             _exercise([first, second], echo[1], store_url, tmp_path)
             assert second.stop() == 0
         assert first.stop() == 0
+
+
+def test_concurrent_streamed_messages_run_one_turn(counter_root: Path, tmp_path: Path,
+                                                   echo: tuple[str, Script]) -> None:
+    """One process: the claim is taken before the streamed response starts."""
+    store = f"sqlite://{tmp_path / 'sse.sqlite3'}"
+    server = start_cli(counter_root, store, "--no-schedules", env=_model_env(echo[0]))
+    with stopping(server):
+        session = httpx.post(f"{server.url}{SESSIONS}", timeout=DEADLINE).json()["id"]
+        won = _concurrent([server.url], session, echo[1], 4, "s", stream=True)
+        assert server.stop() == 0
+    assert _stored_user_texts(store, tmp_path, session) == (1, [won])
 
 
 def test_opened_sessions_are_bounded_and_reopened_from_the_store(tmp_path: Path,
