@@ -112,13 +112,12 @@ class SessionRoutes:
         if model is not None and not isinstance(model, str):
             return error_response(400, "session/body-invalid", "`model` must be a string",
                                   "send `{\"model\": \"provider:model\"}` or no body")
-        try:
-            session = self._open(None, model, None)
+        try:  # opened to check the model now; its turns open it from the store, as any
+            session = self._open(None, model, None)  # turn of any process does
             storage = self.storage
             await asyncio.to_thread(storage.create, session.model, session.id)
         except EveBuildError as exc:
             return _from_error(exc)
-        self._keep(session, 0)
         return JSONResponse({"id": session.id, "model": session.model}, status_code=201)
 
     async def message(self, request: Request) -> Response:
