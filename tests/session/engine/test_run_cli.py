@@ -225,3 +225,22 @@ def test_a_resumed_session_uses_the_model_it_recorded(app: Path, model_env: dict
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert fake[1].requests[-1]["model"] == "other"
     assert _turns(app, session) == 3
+
+
+def test_a_session_another_process_runs_is_busy(app: Path, model_env: dict[str, str],
+                                                fake: tuple[str, Script]) -> None:
+    session = _json(app, model_env, "hello")["session"]
+    store = open_session_store(app)
+    try:
+        claim = store.session_claims().claim(session, "elsewhere:1", 600.0)
+        assert claim is not None
+        busy = run_eve(app, model_env, "run", "again", "--session", session, "--json")
+        store.session_claims().release(claim)
+    finally:
+        store.close()
+    assert busy.returncode == 1, busy.stdout + busy.stderr
+    assert json.loads(busy.stdout)["diagnostics"]["items"][0]["code"] == "session/busy"
+    assert _turns(app, session) == 1
+    again = run_eve(app, model_env, "run", "again", "--session", session, "--model", MODEL)
+    assert again.returncode == 0, again.stderr
+    assert _turns(app, session) == 2
