@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def measure_claims(root: Path, store_url: str, count: int) -> tuple[float, float
     store = open_session_store(root, url=store_url)
     try:
         row = store.create_session(model="test")
-        claims: Any = store.session_claims()  # type: ignore[attr-defined]
+        claims: Any = store.session_claims()
         walls, cpus = [], []
         for _ in range(count):
             wall, cpu = clocks()
@@ -152,9 +153,12 @@ def main() -> None:
     rows: list[tuple[str, tuple[float, float], tuple[float, float] | None]] = []
     with tempfile.TemporaryDirectory(prefix="eve-routes-bench-") as folder:
         root = make_agent(Path(folder))
-        stores = [("SQLite", lambda i: f"sqlite://{folder}/s{i}.sqlite3")]
+        def sqlite_url(i: int) -> str:
+            return f"sqlite://{folder}/s{i}.sqlite3"
+
+        stores: list[tuple[str, Callable[[int], str]]] = [("SQLite", sqlite_url)]
         bin_dir = find_bin_dir()
-        with running_postgres(bin_dir, fsync=True) if bin_dir else _nothing() as server:
+        with running_postgres(bin_dir, fsync=True) if bin_dir else nullcontext() as server:
             if server is not None:
                 def pg_url(i: int) -> str:
                     return str(server.create_database(f"bench{i}"))
@@ -173,14 +177,6 @@ def main() -> None:
     for name, (wall, cpu), claim in rows:
         shown = f"{claim[0]:.2f} / {claim[1]:.2f}" if claim else "-"
         print(f"| {name} | {wall:.2f} | {cpu:.2f} | {shown} |")
-
-
-class _nothing:  # noqa: N801 (a null context manager yielding None)
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 if __name__ == "__main__":
