@@ -289,7 +289,11 @@ CODES: dict[str, str] = {
         "(`--max-requests`).",
     "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
     "session/body-invalid": "A session HTTP request's body is not the JSON object asked for.",
-    "session/busy": "A session HTTP message arrived while the session answers another.",
+    "session/busy": "A message for a session arrived while a turn of it runs (in this or "
+        "another process on the session store).",
+    # one owner for a session: the store (issue 26 items 1-3, eve_build/session/claims.py)
+    "session/moved-on": "Another process committed a turn to the session after this turn "
+        "started from the store; this turn was not committed.",
     # first day: CLI and lifecycle (issue 19)
     "add/restore-failed": "`eve add` failed and could not put the extension's previous "
         "installation back.",

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 PATH_HELP = "The agent app (holds `.eve/`)."
 MODEL_OPTION = typer.Option(None, "--model", "-m", help="The model, `provider:model` "
                             "(`openai:gpt-4.1`, `openai-chat:NAME`) or `test` (offline); "
-                            "default: EVE_MODEL, then define_agent(model=...).")
+                            "default: EVE_MODEL, then the resumed session's model, then "
+                            "define_agent(model=...).")
 SESSION_OPTION = typer.Option(None, "--session", "-s", help="Resume this session id.")
 MAX_REQUESTS_OPTION = typer.Option(50, "--max-requests", min=1,
                                    help="Stop a run after this many model requests.")

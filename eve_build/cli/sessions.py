@@ -56,6 +56,9 @@ def show(session_id: str = typer.Argument(..., metavar="ID", help="The session i
     usage = session["usage"]
     echo(f"session {session['id']}  model: {session['model'] or '-'}  turns: "
          f"{session['turns']}  created {session['createdAt']}  updated {session['updatedAt']}")
+    choice = session["modelChoice"]
+    echo(f"next turn's model: {choice['model']} (from {choice['source']})" if choice else
+         "next turn's model: none configured (pass `--model`, set `EVE_MODEL`)")
     echo(f"usage: {usage['requests']} requests, {usage['inputTokens']} input tokens, "
          f"{usage['outputTokens']} output tokens, {usage['toolCalls']} tool calls")
     if session["approvals"]:

@@ -176,6 +176,7 @@ def build_app(
     app.state.scheduler = scheduler
     app.state.store = store
     app.state.claims = claims
+    app.state.sessions = sessions
     return app
 
 

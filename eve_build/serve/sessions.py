@@ -14,13 +14,22 @@ that is not the JSON asked for, 404 an unknown session, 409 a session with a mes
 progress, 502 the model failed, 503 (with `Retry-After`) the session store is
 unavailable (unreachable, replaced), 500 the session cannot start (no model, no key, the
 extra missing). Which requests reach these routes is eve_build.serve.admission's.
+
+The store owns every session (eve_build.session.claims): a message first claims its
+session in the store (409 `session/busy` while any process on the store runs a turn of
+it, JSON and streamed requests alike: the claim is taken before the response starts),
+and its turn starts from the store's last committed turn. The sessions a process keeps
+opened are only a cache of at most OPEN_SESSIONS, used when it is at that turn and
+otherwise reopened from the store; the least recently used beyond the bound is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +40,7 @@ from starlette.routing import Route
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.serve.answers import error_body, error_response
 from eve_build.serve.generation import Host
+from eve_build.session.claims import SessionClaim
 from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
 from eve_build.session.storage import Storage
 from eve_build.session.transcript import SessionEvent
@@ -40,13 +50,15 @@ MODEL_FAILURES = ("session/model-unreachable", "session/model-auth", "session/mo
                   "session/model-http-error", "session/model-timeout", "session/model-failed",
                   "session/request-limit")
 """Codes answered 502: the model (not this server) failed the turn."""
+CONFLICTS = ("session/busy", "session/moved-on")
+"""Codes answered 409: another turn of the session runs, or was committed meanwhile."""
 
 
 def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
     first = exc.diagnostics[0] if isinstance(exc, DiagnosticsError) and exc.diagnostics else None
     code = first.code if first is not None else "session/failed"
-    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else \
-        503 if isinstance(exc, StoreUnavailable) else 500
+    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES \
+        else 409 if code in CONFLICTS else 503 if isinstance(exc, StoreUnavailable) else 500
     return status, error_body(code, first.message if first else exc.message,
                               first.hint if first else exc.hint)
 
@@ -57,6 +69,16 @@ def _from_error(exc: EveBuildError) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+OPEN_SESSIONS = 32
+"""Opened sessions (engine, tools, history) a server process keeps between messages."""
+
+
+@dataclass
+class _Opened:
+    session: Any  # an engine Session
+    turns: int  # the store's last committed turn its history holds
+
+
 class SessionRoutes:
     def __init__(self, host: Host, root: Path, storage: Storage | None,
                  environ: Mapping[str, str] | None) -> None:
@@ -64,8 +86,7 @@ class SessionRoutes:
         (so `eve dev` never touches a store it does not use)."""
         self.host, self.root, self.environ = host, root, environ
         self._storage, self._opened = storage, False
-        self.sessions: dict[str, Any] = {}  # id -> engine Session, opened on first use
-        self.busy: set[str] = set()
+        self.sessions: OrderedDict[str, _Opened] = OrderedDict()  # an LRU cache, see above
 
     @property
     def storage(self) -> Storage:
@@ -91,9 +112,10 @@ class SessionRoutes:
         if model is not None and not isinstance(model, str):
             return error_response(400, "session/body-invalid", "`model` must be a string",
                                   "send `{\"model\": \"provider:model\"}` or no body")
-        try:
-            session = self._open(None, model)
-            self.storage.create(session.model, session.id)
+        try:  # opened to check the model now; its turns open it from the store, as any
+            session = self._open(None, model, None)  # turn of any process does
+            storage = self.storage
+            await asyncio.to_thread(storage.create, session.model, session.id)
         except EveBuildError as exc:
             return _from_error(exc)
         return JSONResponse({"id": session.id, "model": session.model}, status_code=201)
@@ -108,22 +130,29 @@ class SessionRoutes:
             return error_response(400, "session/body-invalid", "the body needs `text`: a "
                                   "non-empty string", "send `{\"text\": \"hello\"}`")
         try:
-            session = self.sessions.get(session_id) or self._resume(session_id)
+            storage = self.storage
+            claim = await asyncio.to_thread(storage.claim, session_id)
         except EveBuildError as exc:
             return _from_error(exc)
-        if session_id in self.busy:
-            return error_response(409, "session/busy", f"the session `{session_id}` is still "
-                                  "answering a message", "wait for its reply, then send")
-        if "text/event-stream" in request.headers.get("accept", ""):
-            return StreamingResponse(self._stream(session, text),
-                                     media_type="text/event-stream")
         try:
-            result = await self._send(session, text, lambda _event: None)
+            session = await self._session(session_id, claim.turns)
+        except BaseException as exc:
+            await asyncio.shield(asyncio.to_thread(storage.release, claim))
+            if isinstance(exc, EveBuildError):
+                return _from_error(exc)
+            raise
+        if "text/event-stream" in request.headers.get("accept", ""):
+            queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
+            task = asyncio.ensure_future(self._send(session, text, claim, queue.put_nowait))
+            task.add_done_callback(lambda t: _ended(t, queue))
+            return StreamingResponse(_stream(task, queue), media_type="text/event-stream")
+        try:
+            result = await self._send(session, text, claim, lambda _event: None)
         except EveBuildError as exc:
             return _from_error(exc)
         return JSONResponse(result.to_json())
 
-    def _open(self, session_id: str | None, model: str | None) -> Any:
+    def _open(self, session_id: str | None, model: str | None, recorded: str | None) -> Any:
         from eve_build.session.extra import require_agent_extra
 
         require_agent_extra()
@@ -135,43 +164,70 @@ class SessionRoutes:
             raise EveBuildError("the agent has no good build yet", "see `eve dev`")
         from eve_build.session.engine import SessionOptions
 
-        options = SessionOptions(model=model, environ=dict(self.environ or {}) or _environ())
-        stored = StoredSession(session_id, model) if session_id else None
-        session = open_session(generation.agent, self.root, stored, options)
-        self.sessions[session.id] = session
-        return session
+        options = SessionOptions(model=model, recorded=recorded,
+                                 environ=dict(self.environ or {}) or _environ())
+        stored = StoredSession(session_id, recorded) if session_id else None
+        return open_session(generation.agent, self.root, stored, options)
 
-    def _resume(self, session_id: str) -> Any:
+    def _keep(self, session: Any, turns: int) -> None:
+        self.sessions[session.id] = _Opened(session, turns)
+        self.sessions.move_to_end(session.id)
+        while len(self.sessions) > OPEN_SESSIONS:
+            self.sessions.popitem(last=False)
+
+    async def _session(self, session_id: str, turns: int) -> Any:
+        """The opened session at the store's turn `turns` (claimed): the cached one when
+        it is at that turn, else reopened from the store."""
+        opened = self.sessions.get(session_id)
+        if opened is not None and opened.turns == turns:
+            self.sessions.move_to_end(session_id)
+            return opened.session
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        stored = self.storage.require(session_id)
-        session = self._open(session_id, stored.model)
+        stored = await asyncio.to_thread(self.storage.require, session_id)
+        session = self._open(session_id, None, stored.model)
         session.history = list(ModelMessagesTypeAdapter.validate_python(stored.messages))
+        self._keep(session, stored.turns)
         return session
 
-    async def _send(self, session: Any, text: str, listener: Any) -> Any:
+    async def _send(self, session: Any, text: str, claim: SessionClaim,
+                    listener: Any) -> Any:
+        """The turn under `claim` (renewed while it runs, released after), committed on top
+        of the turn it started from; a failed turn drops the opened session."""
         from eve_build.session.run import commit_session
 
-        self.busy.add(session.id)
+        storage = self.storage
         try:
-            result = await session.asend(text, listener=listener)
-            await asyncio.to_thread(commit_session, self.storage, session, True)
-            return result
-        finally:
-            self.busy.discard(session.id)
+            async with storage.keeping(claim):
+                result = await session.asend(text, listener=listener)
+                turns = await asyncio.to_thread(commit_session, storage, session, True,
+                                                after=claim.turns)
+        except BaseException:
+            if (opened := self.sessions.get(session.id)) and opened.session is session:
+                del self.sessions[session.id]  # its history may hold half a turn
+            raise
+        self._keep(session, turns)
+        return result
 
-    async def _stream(self, session: Any, text: str) -> AsyncIterator[str]:
-        queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
-        task = asyncio.ensure_future(self._send(session, text, queue.put_nowait))
-        task.add_done_callback(lambda _t: queue.put_nowait(None))
-        while (event := await queue.get()) is not None:
-            yield _sse(event.kind, event.data)
-        try:
-            result = task.result()
-        except EveBuildError as exc:
-            yield _sse("error", {"status": _describe(exc)[0], **_describe(exc)[1]})
-            return
-        yield _sse("reply", result.to_json())
+
+def _ended(task: asyncio.Future[Any], queue: asyncio.Queue[SessionEvent | None]) -> None:
+    queue.put_nowait(None)
+    if not task.cancelled():
+        task.exception()  # retrieved here too: the client may have left before the end
+
+
+async def _stream(task: asyncio.Future[Any], queue: asyncio.Queue[SessionEvent | None]
+                  ) -> AsyncIterator[str]:
+    """The turn's events as SSE, then its reply (the turn runs, and commits, even when the
+    client leaves before reading it)."""
+    while (event := await queue.get()) is not None:
+        yield _sse(event.kind, event.data)
+    try:
+        result = task.result()
+    except EveBuildError as exc:
+        yield _sse("error", {"status": _describe(exc)[0], **_describe(exc)[1]})
+        return
+    yield _sse("reply", result.to_json())
 
 
 def _sse(kind: str, data: Any) -> str:

@@ -53,6 +53,7 @@ MAX_REQUESTS = 50
 @dataclass(frozen=True)
 class SessionOptions:
     model: str | None = None  # `--model`
+    recorded: str | None = None  # the model the resumed session recorded in the store
     max_requests: int = MAX_REQUESTS
     environ: Mapping[str, str] = field(default_factory=dict)
     instance: Any = None  # a pydantic-ai Model for every tree (tests, the benchmark)
@@ -96,7 +97,8 @@ class Session:
             model = self.options.instance
         else:
             choice = derive_model_choice(self.options.model, self.options.environ,
-                                         tree.model if path else None, root.model)
+                                         tree.model if path else None, root.model,
+                                         recorded=self.options.recorded)
             model = open_model(choice)
         tools = AgentToolset(self.agent, self._state, path or None)
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,

@@ -8,6 +8,7 @@ shown as they are stored; `describe_transcript` is a one-line-per-part view of t
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,30 @@ def list_sessions(app_root: Path) -> tuple[str, list[dict[str, Any]]]:
         store.close()
 
 
-def show_session(app_root: Path, session_id: str) -> dict[str, Any]:
-    """One session whole: its row, messages, custom messages, approvals and state."""
+def describe_model_choice(app_root: Path, recorded: str | None,
+                          environ: Mapping[str, str]) -> dict[str, str] | None:
+    """The model the session's next turn uses without `--model`, and where it comes from
+    (eve_build.session.models, the one answer); None when nothing names one."""
+    from eve_build.errors import EveBuildError
+    from eve_build.session.models import derive_model_choice
+
+    try:
+        from eve_build.consumer.compiled import read_compiled
+
+        root_model = read_compiled(app_root).root.model
+    except (EveBuildError, OSError, ValueError):  # not built yet: no define_agent model
+        root_model = None
+    try:
+        choice = derive_model_choice(None, environ, None, root_model, recorded=recorded)
+    except EveBuildError:
+        return None
+    return {"model": choice.name, "source": choice.source}
+
+
+def show_session(app_root: Path, session_id: str,
+                 environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One session whole: its row, messages, custom messages, approvals and state, and
+    `modelChoice`: the model its next turn uses and where that comes from."""
     store = open_session_store(app_root)
     try:
         record = store.read_session(session_id)
@@ -51,9 +74,11 @@ def show_session(app_root: Path, session_id: str) -> dict[str, Any]:
     finally:
         store.close()
     state = record.snapshot.get("state", {}) if isinstance(record.snapshot, dict) else {}
+    choice = describe_model_choice(app_root, record.row.model,
+                                   os.environ if environ is None else environ)
     return {"session": {**describe_row(record.row), "messages": record.messages,
                         "custom": record.custom, "approvals": record.approvals,
-                        "state": state}}
+                        "state": state, "modelChoice": choice}}
 
 
 def delete_session(app_root: Path, session_id: str) -> str:

@@ -1,10 +1,13 @@
-"""Which model a session talks to, and opening it through pydantic-ai.
+"""Which model a turn uses (the one answer), and opening it through pydantic-ai.
 
-Order (DESIGN section 12): `--model` > `EVE_MODEL` > `define_agent(model=...)` of the
-tree whose turn it is (a subagent's own, else the root agent's). Names are
-pydantic-ai's `provider:model`; `test` is pydantic-ai's TestModel (offline, no key).
-Each way a name can fail to open is its own diagnostic naming the name, the provider
-or the variable; no key value is ever shown.
+Order (DESIGN section 12, issue 30): `--model` (or `model` of `POST /.eve/v1/sessions`
+for that session's first turn) > `EVE_MODEL` > the model the resumed session recorded
+in the store > `define_agent(model=...)` of the tree whose turn it is (a subagent's own,
+else the root agent's). `derive_model_choice` is that order, the only place it is
+written: `eve run`, `eve chat`, the session routes and `eve sessions show` all ask it.
+Names are pydantic-ai's `provider:model`; `test` is pydantic-ai's TestModel (offline, no
+key). Each way a name can fail to open is its own diagnostic naming the name, the
+provider or the variable; no key value is ever shown.
 """
 
 from __future__ import annotations
@@ -40,14 +43,21 @@ class ModelChoice:
     source: str
 
 
+RECORDED_SOURCE = "the session's recorded model"
+
+
 def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str | None,
-                        root: str | None, *, agent_file: str = "agent/agent.py"
-                        ) -> ModelChoice:
-    """The model for a turn of a tree (its own define_agent model, else the root's)."""
+                        root: str | None, *, recorded: str | None = None,
+                        agent_file: str = "agent/agent.py") -> ModelChoice:
+    """The model for a turn of a tree, and where it came from: `given` (`--model`), else
+    `EVE_MODEL`, else `recorded` (the resumed session's model in the store), else the
+    tree's own define_agent model, else the root's. Raises session/model-missing."""
     if given:
         return ModelChoice(given, "`--model`")
     if environ.get(MODEL_VARIABLE):
         return ModelChoice(environ[MODEL_VARIABLE], f"`{MODEL_VARIABLE}`")
+    if recorded:
+        return ModelChoice(recorded, RECORDED_SOURCE)
     if own or root:
         return ModelChoice(own or root or "", f"`define_agent(model=...)` in `{agent_file}`")
     raise session_error("session/model-missing", "no model is configured for this agent",

@@ -105,3 +105,15 @@ def scope_adopted(legacy: str, owner: str, owner_scope: str, project: str,
         "so it is not given that state",
         f"to start this agent's own state, set {variable}={scope}; if the adopted state "
         f"was this agent's, set {variable}={owner_scope} (shared with `{owner}`)")])
+def session_busy(where: str, session_id: str) -> DiagnosticsError:
+    return DiagnosticsError(f"session `{session_id}` is busy", [error(
+        "session/busy", where, f"the session `{session_id}` is still answering a message "
+        "(in this or another process on the store)", "wait for its reply, then send")])
+
+
+def session_moved_on(where: str, session_id: str, after: int, turns: int) -> DiagnosticsError:
+    return DiagnosticsError(f"session `{session_id}` moved on", [error(
+        "session/moved-on", where, f"the session `{session_id}` has {turns} committed turns, "
+        f"but this turn started after turn {after}: another process answered it meanwhile; "
+        "this turn was not committed", "send the message again: it then starts from the "
+        "store's last turn")])

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from eve_build.runtime.approval import Approver
 from eve_build.session.extra import require_agent_extra
+from eve_build.session.problems import session_moved_on
 from eve_build.session.storage import Storage, StoredSession, open_storage
 from eve_build.session.transcript import Listener, RunResult, ignore
 
@@ -59,13 +60,24 @@ class OpenRun:
     storage: Storage
     exists: bool
     approve: bool = False
+    turns: int = 0  # the session's last committed turn this run knows of
 
     async def asend(self, text: str, *, listener: Listener = ignore,
                     approver: Approver | None = None) -> RunResult:
+        """One message; a stored session is claimed for it (session/busy while another
+        process runs a turn of it) and must not have moved on since it was read."""
         given = approver or ((lambda _: True) if self.approve else None)
-        result = await self.session.asend(text, listener=listener, approver=given)
-        commit_session(self.storage, self.session, self.exists)
-        self.exists = True
+        if not self.exists:  # nobody else knows the id before its first commit
+            result = await self.session.asend(text, listener=listener, approver=given)
+            self.turns = commit_session(self.storage, self.session, False)
+            self.exists = True
+            return result
+        async with self.storage.holding(self.session.id) as claim:
+            if claim.turns != self.turns:
+                raise session_moved_on(self.storage.where, self.session.id, self.turns,
+                                       claim.turns)
+            result = await self.session.asend(text, listener=listener, approver=given)
+            self.turns = commit_session(self.storage, self.session, True, after=self.turns)
         return result
 
 
@@ -81,17 +93,20 @@ def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
         stored = storage.require(request.session) if request.session else None
         with load_agent(root, extensions=request.extensions,
                         snapshot=stored.snapshot if stored else None) as agent:
-            session = open_session(agent, root, stored, derive_options(request))
-            yield OpenRun(agent, session, storage, stored is not None, request.approve)
+            session = open_session(agent, root, stored, derive_options(request, stored))
+            yield OpenRun(agent, session, storage, stored is not None, request.approve,
+                          stored.turns if stored else 0)
     finally:
         storage.close()
 
 
-def derive_options(request: RunRequest) -> SessionOptions:
+def derive_options(request: RunRequest, stored: StoredSession | None = None
+                   ) -> SessionOptions:
     from eve_build.session.engine import SessionOptions
 
     return SessionOptions(model=request.model, max_requests=request.max_requests,
-                          environ=dict(os.environ))
+                          environ=dict(os.environ),
+                          recorded=stored.model if stored is not None else None)
 
 
 def open_session(agent: Agent, root: Path, stored: StoredSession | None,
@@ -106,15 +121,18 @@ def open_session(agent: Agent, root: Path, stored: StoredSession | None,
     return Session(agent, root, session_id, options, history)
 
 
-def commit_session(storage: Storage, session: Session, exists: bool) -> None:
-    """Store the turn: the new messages, the agent's snapshot, custom messages, usage."""
+def commit_session(storage: Storage, session: Session, exists: bool, *,
+                   after: int | None = None) -> int:
+    """Store the turn: the new messages, the agent's snapshot, custom messages, usage
+    (with `after`: only on top of that turn, else session/moved-on). Its number."""
     from pydantic_ai.messages import ModelMessagesTypeAdapter
 
     if not exists and storage.read(session.id) is None:  # the first turn creates it
         storage.create(session.model, session.id)
     messages = ModelMessagesTypeAdapter.dump_python(session.pending, mode="json")
     usage = session.last_usage
-    storage.commit(session.id, list(messages), session.agent.snapshot(), list(session.custom),
-                   usage, session.model)
+    number = storage.commit(session.id, list(messages), session.agent.snapshot(),
+                            list(session.custom), usage, session.model, after=after)
     session.pending.clear()
     session.custom.clear()
+    return number

@@ -20,7 +20,7 @@ from eve_build.session.problems import store_foreign, store_invalid, store_too_n
 if TYPE_CHECKING:
     from eve_build.session.sql import Executor
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_TABLE = "eve_schema"
 
 TABLES_V1 = (
@@ -63,11 +63,20 @@ TABLES_V1 = (
         PRIMARY KEY (scope, name, due_at))""",
 )
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {}
-"""Statements taking version n to n + 1 (none yet: version 1 is the first)."""
+CLAIMS_V2 = """CREATE TABLE eve_session_claims (
+        session_id TEXT PRIMARY KEY REFERENCES eve_sessions (id) ON DELETE CASCADE,
+        owner TEXT NOT NULL,
+        token TEXT NOT NULL,
+        expires_at TEXT NOT NULL)"""
+"""Who runs a turn of a session now, until when (eve_build.session.claims)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: (CLAIMS_V2,)}
+"""Statements taking version n to n + 1. A new store is created at version 1 and then
+migrated, so a new store and a migrated one are the same."""
 
 OUR_TABLES = frozenset({SCHEMA_TABLE, "eve_sessions", "eve_session_messages",
-                        "eve_session_custom", "eve_state", "eve_schedule_runs"})
+                        "eve_session_custom", "eve_state", "eve_schedule_runs",
+                        "eve_session_claims"})
 
 
 def apply_schema(ex: Executor, tables: set[str], where: str) -> None:
@@ -79,8 +88,8 @@ def apply_schema(ex: Executor, tables: set[str], where: str) -> None:
         for statement in TABLES_V1:
             ex.execute(statement)
         ex.execute(f"INSERT INTO {SCHEMA_TABLE} (version, written_by) VALUES (?, ?)",
-                   (SCHEMA_VERSION, f"eve-build {__version__}"))
-        return
+                   (1, f"eve-build {__version__}"))
+        version = 1
     while version < SCHEMA_VERSION:
         for statement in MIGRATIONS[version]:
             ex.execute(statement)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.session.problems import session_unknown
+from eve_build.session.problems import session_moved_on, session_unknown
 from eve_build.session.store import (
     USAGE_KEYS,
     ScopeOwner,
@@ -30,6 +30,7 @@ from eve_build.session.store import (
 )
 
 if TYPE_CHECKING:
+    from eve_build.session.claims import SqlSessionClaims
     from eve_build.session.runs import SqlScheduleRuns
 
 ADOPTIONS = "eve/adopted-scopes"
@@ -131,6 +132,8 @@ class SqlSessionStore:
             if not rows:
                 raise session_unknown(self.where, session_id)
             old = _row(rows[0])
+            if turn.after is not None and turn.after != old.turns:
+                raise session_moved_on(self.where, session_id, turn.after, old.turns)
             number = old.turns + 1
             for table, items in (("eve_session_messages", turn.messages),
                                  ("eve_session_custom", turn.custom)):
@@ -202,6 +205,10 @@ class SqlSessionStore:
         """One read round trip: raises what a request would meet (unreachable, replaced)."""
         with self.db.transaction(write=False) as ex:
             ex.execute("SELECT 1")
+    def session_claims(self) -> SqlSessionClaims:
+        from eve_build.session.claims import SqlSessionClaims
+
+        return SqlSessionClaims(self.db)
 
     def close(self) -> None:
         self.db.close()

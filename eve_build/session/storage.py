@@ -8,11 +8,16 @@ store's own types.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eve_build.session.claims import CLAIM_SECONDS, SessionClaim, owner_name
 from eve_build.session.errors import session_error
+from eve_build.session.problems import session_busy
 from eve_build.session.store import SessionStore, TurnRecord, open_session_store
 from eve_build.session.transcript import Usage
 
@@ -24,6 +29,7 @@ class StoredSession:
     messages: list[dict[str, Any]] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None
     custom: list[dict[str, Any]] = field(default_factory=list)
+    turns: int = 0  # the last committed turn when it was read
 
 
 class Storage:
@@ -31,6 +37,10 @@ class Storage:
 
     def __init__(self, store: SessionStore) -> None:
         self._store = store
+
+    @property
+    def where(self) -> str:
+        return self._store.where
 
     def create(self, model: str | None, session_id: str | None = None) -> str:
         return str(self._store.create_session(model=model, session_id=session_id).id)
@@ -40,7 +50,7 @@ class Storage:
         if record is None:
             return None
         return StoredSession(str(record.row.id), record.row.model, list(record.messages),
-                             record.snapshot, list(record.custom))
+                             record.snapshot, list(record.custom), record.row.turns)
 
     def require(self, session_id: str) -> StoredSession:
         found = self.read(session_id)
@@ -52,12 +62,55 @@ class Storage:
 
     def commit(self, session_id: str, messages: list[dict[str, Any]],
                snapshot: dict[str, Any], custom: list[dict[str, Any]], usage: Usage,
-               model: str | None) -> None:
-        """Append one turn (its new messages only) with the state after it, atomically."""
+               model: str | None, *, after: int | None = None) -> int:
+        """Append one turn (its new messages only) with the state after it, atomically;
+        with `after`, only when the session's last committed turn is still that one
+        (else session/moved-on). The new turn's number."""
         approvals = sorted(k for k, v in snapshot.get("approvals", {}).items() if v)
-        self._store.commit_turn(session_id, TurnRecord(
+        row = self._store.commit_turn(session_id, TurnRecord(
             messages=messages, snapshot=snapshot, approvals=approvals, custom=custom,
-            usage=usage.to_store(), model=model))
+            usage=usage.to_store(), model=model, after=after))
+        return row.turns
+
+    def claim(self, session_id: str) -> SessionClaim:
+        """Claim the session for one turn (eve_build.session.claims); raises
+        session/busy while another process (or request) holds it, session/id-unknown."""
+        claim = self._store.session_claims().claim(session_id, owner_name(), CLAIM_SECONDS)
+        if claim is None:
+            raise session_busy(self._store.where, session_id)
+        return claim
+
+    def renew(self, claim: SessionClaim) -> bool:
+        return self._store.session_claims().renew(claim, CLAIM_SECONDS)
+
+    def release(self, claim: SessionClaim) -> None:
+        self._store.session_claims().release(claim)
+
+    @contextlib.asynccontextmanager
+    async def holding(self, session_id: str) -> AsyncIterator[SessionClaim]:
+        """The session claimed for the block (see `keeping`); raises session/busy,
+        session/id-unknown."""
+        claim = await asyncio.to_thread(self.claim, session_id)
+        async with self.keeping(claim):
+            yield claim
+
+    @contextlib.asynccontextmanager
+    async def keeping(self, claim: SessionClaim) -> AsyncIterator[None]:
+        """Hold `claim` for the block: renewed every third of CLAIM_SECONDS while the
+        block runs, released at its end however it ends."""
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(CLAIM_SECONDS / 3)
+                await asyncio.to_thread(self.renew, claim)
+
+        renewing = asyncio.ensure_future(renew())
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await renewing
+            await asyncio.shield(asyncio.to_thread(self.release, claim))
 
     def close(self) -> None:
         self._store.close()

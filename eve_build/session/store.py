@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from eve_build.session.claims import SqlSessionClaims
     from eve_build.session.runs import SqlScheduleRuns
 
 STORE_ENV = "EVE_SESSION_STORE"
@@ -70,6 +71,7 @@ class TurnRecord:
     custom: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     model: str | None = None
+    after: int | None = None  # the turn it follows; refused (session/moved-on) if not last
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class SessionStore(Protocol):
                            suffixes: tuple[str, ...] = (),
                            write: bool = True) -> ScopeOwner | None: ...
     def ping(self) -> None: ...
+    def session_claims(self) -> SqlSessionClaims: ...
     def close(self) -> None: ...
 
 

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +63,7 @@ def _wait_ready(process: subprocess.Popen[str], key: str = "url") -> str:
     line = process.stdout.readline()
     assert line, f"the server did not start: {process.stderr.read() if process.stderr else ''}"
     url = str(json.loads(line)[key])
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the socket listens; wait until the app answers
         try:
             if httpx.get(f"{url}/.eve/health", timeout=2).status_code == 200:
@@ -74,8 +74,8 @@ def _wait_ready(process: subprocess.Popen[str], key: str = "url") -> str:
     raise AssertionError("the server never answered /.eve/health")
 
 
-def _env(store: str) -> dict[str, str]:
-    return {**os.environ, "EVE_SESSION_STORE": store, "PYTHONPATH": str(REPO)}
+def _env(store: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    return {**os.environ, "EVE_SESSION_STORE": store, "PYTHONPATH": str(REPO), **(extra or {})}
 
 
 def start_replica(root: Path, store: str, t0: float, speed: float, *,
@@ -87,12 +87,12 @@ def start_replica(root: Path, store: str, t0: float, speed: float, *,
     return Server(process, _wait_ready(process))
 
 
-def start_cli(root: Path, store: str, *args: str, env: dict[str, str] | None = None,
+def start_cli(root: Path, store: str, *args: str, env: Mapping[str, str] | None = None
               ) -> Server:
     process = subprocess.Popen([sys.executable, "-m", "eve_build", "serve", "--path", str(root),
                                 "--port", "0", "--json", "--no-access-log", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**_env(store), **(env or {})})
+                               env=_env(store, env))
     return Server(process, _wait_ready(process))
 
 

@@ -29,16 +29,27 @@ def _version(store_url: str, tmp_path: Path) -> list[tuple[object, ...]]:
 
 def test_an_older_store_is_migrated_and_then_refused_by_the_older_eve_build(
         store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = open_session_store(tmp_path, url=store_url)  # version 1
-    row = store.create_session()
-    store.commit_turn(row.id, make_turn(1))
-    store.close()
+    with monkeypatch.context() as patched:  # the eve-build of version 1 (no claims table)
+        patched.setattr(schema, "SCHEMA_VERSION", 1)
+        patched.setattr(schema, "MIGRATIONS", {})
+        store = open_session_store(tmp_path, url=store_url)
+        row = store.create_session()
+        store.commit_turn(row.id, make_turn(1))
+        store.close()
+        assert _version(store_url, tmp_path) == [(1,)]
 
-    with monkeypatch.context() as patched:  # a newer eve-build with one migration
-        patched.setattr(schema, "SCHEMA_VERSION", 2)
-        patched.setattr(schema, "MIGRATIONS", {1: (
+    current = open_session_store(tmp_path, url=store_url)  # migrated to this version
+    claim = current.session_claims().claim(row.id, "host:1", 30.0)
+    assert claim is not None and claim.turns == 1
+    current.close()
+    assert _version(store_url, tmp_path) == [(schema.SCHEMA_VERSION,)]
+
+    newer_version = schema.SCHEMA_VERSION + 1
+    with monkeypatch.context() as patched:  # a newer eve-build with one more migration
+        patched.setattr(schema, "SCHEMA_VERSION", newer_version)
+        patched.setattr(schema, "MIGRATIONS", {**schema.MIGRATIONS, newer_version - 1: (
             "CREATE TABLE eve_notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)",)})
-        assert _version(store_url, tmp_path) == [(2,)]
+        assert _version(store_url, tmp_path) == [(newer_version,)]
         newer = open_session_store(tmp_path, url=store_url)
         with newer.db.transaction(write=True) as ex:  # type: ignore[attr-defined]
             ex.execute("INSERT INTO eve_notes (id, body) VALUES ('a', 'kept')")
@@ -50,4 +61,5 @@ def test_an_older_store_is_migrated_and_then_refused_by_the_older_eve_build(
         open_session_store(tmp_path, url=store_url)
     found = caught.value.diagnostics[0]
     assert found.code == "session/store-too-new"
-    assert "schema version 2" in found.message and "up to 1" in found.message
+    assert f"schema version {newer_version}" in found.message
+    assert f"up to {schema.SCHEMA_VERSION}" in found.message

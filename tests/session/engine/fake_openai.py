@@ -3,8 +3,10 @@
 `POST /_script` with a list of steps sets what the next requests get, one step per
 `POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
 streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
-`{"hang": seconds}`. With no step left the answer is the text `done`. `GET
-/_requests` returns every request body received, in order.
+`{"hang": seconds}`, `{"gate": true}` (held until the test sets `script.gate`, then
+the default) or `{"echo": true}` (the text is the request's user messages joined with
+`|`). With no step left the answer is `script.default` (the text `done` unless a test
+sets it). `GET /_requests` returns every request body received, in order.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class Script:
     def __init__(self) -> None:
         self.steps: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        self.default: dict[str, Any] = {"text": "done"}
+        self.gate = threading.Event()
 
 
 def create_fake(script: Script) -> Starlette:
@@ -42,7 +46,13 @@ def create_fake(script: Script) -> Starlette:
     async def completions(request: Request) -> Response:
         body = await request.json()
         script.requests.append(body)
-        step = script.steps.pop(0) if script.steps else {"text": "done"}
+        step = script.steps.pop(0) if script.steps else script.default
+        if step.get("gate"):
+            while not script.gate.is_set():
+                await asyncio.sleep(0.02)
+            step = script.default
+        if step.get("echo"):
+            step = {"text": "|".join(_user_texts(body))}
         if "hang" in step:
             await asyncio.sleep(float(step["hang"]))
         if "status" in step:
@@ -57,6 +67,17 @@ def create_fake(script: Script) -> Starlette:
     return Starlette(routes=[Route("/_script", set_script, methods=["POST"]),
                              Route("/_requests", requests),
                              Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+def _user_texts(body: dict[str, Any]) -> list[str]:
+    texts = []
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        texts.append(content if isinstance(content, str) else "".join(
+            part.get("text", "") for part in content or [] if isinstance(part, dict)))
+    return texts
 
 
 def _calls(step: dict[str, Any]) -> list[dict[str, Any]]:

@@ -78,15 +78,32 @@ def test_test_model_runs_a_whole_turn_offline(app: Path) -> None:
     assert result.usage.requests >= 2
 
 
-@pytest.mark.parametrize(("given", "environ", "own", "root", "expected"), [
-    ("openai:a", {"EVE_MODEL": "openai:b"}, "openai:c", "openai:d", "openai:a"),
-    (None, {"EVE_MODEL": "openai:b"}, "openai:c", "openai:d", "openai:b"),
-    (None, {}, "openai:c", "openai:d", "openai:c"),
-    (None, {}, None, "openai:d", "openai:d"),
+@pytest.mark.parametrize(("given", "environ", "recorded", "own", "root", "expected"), [
+    ("openai:a", {"EVE_MODEL": "openai:b"}, "openai:r", "openai:c", "openai:d",
+     ("openai:a", "`--model`")),
+    (None, {"EVE_MODEL": "openai:b"}, "openai:r", "openai:c", "openai:d",
+     ("openai:b", "`EVE_MODEL`")),
+    (None, {}, "openai:r", "openai:c", "openai:d",
+     ("openai:r", "the session's recorded model")),
+    (None, {}, None, "openai:c", "openai:d",
+     ("openai:c", "`define_agent(model=...)` in `agent/agent.py`")),
+    (None, {}, None, None, "openai:d",
+     ("openai:d", "`define_agent(model=...)` in `agent/agent.py`")),
 ])
-def test_model_choice_order(given: str | None, environ: dict[str, str], own: str | None,
-                            root: str | None, expected: str) -> None:
-    assert derive_model_choice(given, environ, own, root).name == expected
+def test_model_choice_order(given: str | None, environ: dict[str, str], recorded: str | None,
+                            own: str | None, root: str | None,
+                            expected: tuple[str, str]) -> None:
+    choice = derive_model_choice(given, environ, own, root, recorded=recorded)
+    assert (choice.name, choice.source) == expected
+
+
+def test_the_model_order_is_written_once() -> None:
+    """One owner: only eve_build/session/models.py reads EVE_MODEL; a second place that
+    decides which model a turn uses would read it too."""
+    package = Path(__file__).resolve().parents[3] / "eve_build"
+    readers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if "MODEL_VARIABLE" in p.read_text() or '"EVE_MODEL"' in p.read_text())
+    assert readers == ["session/models.py"]
 
 
 def test_no_model_anywhere_is_a_diagnostic() -> None:

@@ -66,7 +66,8 @@ def test_a_model_that_cannot_open(app: Path, model_env: dict[str, str], fake: tu
     session = _first_session(app, model_env, fake[1])
     env = {k: v for k, v in {**model_env, **variables}.items() if v is not None}
     env.pop("EVE_MODEL", None)
-    done = eve(app, env, "run", "again", "--session", session,
+    # no model at all: a new session (a resumed one has the model it recorded)
+    done = eve(app, env, "run", "again", *(("--session", session) if model else ()),
                *(("--model", model) if model else ()))
 
     _fails(done, code, *named)

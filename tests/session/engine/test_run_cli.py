@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from eve_build.session.store import open_session_store
@@ -189,3 +191,56 @@ def test_the_terminal_shows_calls_and_custom_messages_on_stderr(
     assert "tool: remember ok" in done.stderr
     assert "talk: kept tea" in done.stderr
     assert "session: " in done.stderr and "Traceback" not in done.stderr
+
+
+def _model_choice(app: Path, env: dict[str, str], session: str) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run([sys.executable, "-m", "eve_build", "sessions", "show", session,
+                           "--json", "--path", str(app)], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = json.loads(done.stdout)
+    validate("sessions-show.json", shown)
+    choice: dict = shown["session"]["modelChoice"]  # type: ignore[type-arg]
+    return choice
+
+
+def test_a_resumed_session_uses_the_model_it_recorded(app: Path, model_env: dict[str, str],
+                                                      fake: tuple[str, Script]) -> None:
+    """One answer to "which model": `eve run --session` and `eve sessions show` agree,
+    with and without EVE_MODEL (which ranks above the recorded model)."""
+    env = {k: v for k, v in model_env.items() if k != "EVE_MODEL"}
+    session = _json(app, env, "hello")["session"]  # --model openai-chat:scripted
+    assert _model_choice(app, env, session) == {
+        "model": MODEL, "source": "the session's recorded model"}
+    fake[1].steps = [{"text": "again"}]
+    resumed = run_eve(app, env, "run", "again", "--session", session, "--json")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr  # once model-missing
+    assert json.loads(resumed.stdout)["model"] == MODEL
+    assert fake[1].requests[-1]["model"] == "scripted"
+
+    other = {**env, "EVE_MODEL": "openai-chat:other"}
+    assert _model_choice(app, other, session) == {
+        "model": "openai-chat:other", "source": "`EVE_MODEL`"}
+    resumed = run_eve(app, other, "run", "third", "--session", session, "--json")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert fake[1].requests[-1]["model"] == "other"
+    assert _turns(app, session) == 3
+
+
+def test_a_session_another_process_runs_is_busy(app: Path, model_env: dict[str, str],
+                                                fake: tuple[str, Script]) -> None:
+    session = _json(app, model_env, "hello")["session"]
+    store = open_session_store(app)
+    try:
+        claim = store.session_claims().claim(session, "elsewhere:1", 600.0)
+        assert claim is not None
+        busy = run_eve(app, model_env, "run", "again", "--session", session, "--json")
+        store.session_claims().release(claim)
+    finally:
+        store.close()
+    assert busy.returncode == 1, busy.stdout + busy.stderr
+    assert json.loads(busy.stdout)["diagnostics"]["items"][0]["code"] == "session/busy"
+    assert _turns(app, session) == 1
+    again = run_eve(app, model_env, "run", "again", "--session", session, "--model", MODEL)
+    assert again.returncode == 0, again.stderr
+    assert _turns(app, session) == 2
