@@ -124,6 +124,9 @@ def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
 
 
 def describe_endpoint(model: Model) -> str:
-    """Where the model is reached (a URL), or its system name when it has none."""
+    """Where the model is reached (a URL without its password), or its system name."""
+    from eve_build.runtime.redaction import redact_url_credentials
+
     url = getattr(model, "base_url", None)
-    return str(url) if url else str(getattr(model, "system", "the provider"))
+    return redact_url_credentials(str(url)) if url else str(getattr(model, "system",
+                                                                        "the provider"))

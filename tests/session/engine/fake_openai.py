@@ -3,8 +3,9 @@
 `POST /_script` with a list of steps sets what the next requests get, one step per
 `POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
 streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
-`{"hang": seconds}`. With no step left the answer is the text `done`. `GET
-/_requests` returns every request body received, in order.
+`{"hang": seconds}`; `{"status": 500, "reflect": true}` answers with the request's
+`Authorization` header in the error body (a proxy that echoes it). With no step left
+the answer is the text `done`. `GET /_requests` returns every request body received, in order.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def create_fake(script: Script) -> Starlette:
         if "hang" in step:
             await asyncio.sleep(float(step["hang"]))
         if "status" in step:
-            return JSONResponse({"error": {"message": f"scripted {step['status']}",
+            echoed = (f": you sent {request.headers.get('authorization')}"
+                      if step.get("reflect") else "")
+            return JSONResponse({"error": {"message": f"scripted {step['status']}{echoed}",
                                            "type": "scripted"}}, status_code=step["status"],
                                 headers={"x-should-retry": "false"})
         if body.get("stream"):
