@@ -160,3 +160,17 @@ def test_a_model_that_keeps_calling_an_unknown_tool(app: Path, model_env: dict[s
 
     _fails(done, "session/model-failed", "retried only a few times")
     assert len(fake[1].requests) == 4  # the first call and 3 retries
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("EVE_MODEL_TIMEOUT", "nan"), ("EVE_MODEL_TIMEOUT", "-1"), ("EVE_MODEL_TIMEOUT", "0"),
+    ("EVE_MODEL_TIMEOUT", "1e10"), ("EVE_MODEL_TIMEOUT", "abc"), ("EVE_MODEL_TIMEOUT", "inf"),
+    ("EVE_MODEL_RETRIES", "²"), ("EVE_MODEL_RETRIES", "-1"), ("EVE_MODEL_RETRIES", "1.5"),
+])
+def test_an_invalid_model_setting_is_refused_not_replaced(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script], variable: str,
+        value: str) -> None:
+    done = eve(app, {**model_env, variable: value}, "run", "hi", "--model", MODEL)
+
+    _fails(done, "setting/value-invalid", variable, repr(value))
+    assert fake[1].requests == []  # refused before any request
