@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from urllib.parse import unquote, urlsplit
 
-from eve_build.errors import DiagnosticsError
+from eve_build.errors import DiagnosticsError, describe_exception
 from eve_build.runtime.redaction import Redactor, derive_redactor, redact_url_credentials
 from eve_build.session.errors import session_error
 
@@ -122,7 +122,33 @@ def _derive_failure(exc: BaseException, model: str, endpoint: str,
                              f"{exc.message}",
                              "try again, or a stronger model; an unknown tool or bad "
                              "arguments are retried only a few times", title=TITLE)
+    if _raised_reading_the_answer(exc):
+        return session_error("session/model-failed",
+                             f"the model `{model}` at {endpoint} gave an answer that is not "
+                             f"what its API promises ({describe_exception(exc, 200)})",
+                             "check that the endpoint speaks the provider's API (for "
+                             "`openai-chat:`, an OpenAI-compatible chat-completions server)",
+                             title=TITLE)
     return None
+
+
+ANSWER_READERS = ("pydantic_ai/models/", "openai/", "anthropic/", "groq/", "mistralai/",
+                  "google/genai/", "cohere/")
+"""Where a malformed answer breaks: pydantic-ai's model adapters, the providers' SDKs."""
+
+
+def _raised_reading_the_answer(exc: BaseException) -> bool:
+    """An exception raised while a model adapter or an SDK read the provider's answer
+    (`{"choices": "x"}` is an AttributeError there), not by eve-build or user code."""
+    if not isinstance(exc, AttributeError | TypeError | KeyError | IndexError | ValueError):
+        return False
+    frame = exc.__traceback__
+    if frame is None:
+        return False
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    where = frame.tb_frame.f_code.co_filename.replace(os.sep, "/")
+    return any(f"/site-packages/{part}" in where for part in ANSWER_READERS)
 
 
 def _http_failure(status: int, model: str, provider: str, endpoint: str,

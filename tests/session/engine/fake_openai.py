@@ -4,7 +4,8 @@
 `POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
 streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
 `{"hang": seconds}`; `{"status": 500, "reflect": true}` answers with the request's
-`Authorization` header in the error body (a proxy that echoes it). With no step left
+`Authorization` header in the error body (a proxy that echoes it); `{"raw": {...}}`
+answers that JSON (a broken provider). With no step left
 the answer is the text `done`. `GET /_requests` returns every request body received, in order.
 """
 
@@ -52,6 +53,12 @@ def create_fake(script: Script) -> Starlette:
             return JSONResponse({"error": {"message": f"scripted {step['status']}{echoed}",
                                            "type": "scripted"}}, status_code=step["status"],
                                 headers={"x-should-retry": "false"})
+        if "raw" in step:  # a broken provider: this JSON as the answer (or its one chunk)
+            if body.get("stream"):
+                return StreamingResponse(iter([f"data: {json.dumps(step['raw'])}\n\n",
+                                               "data: [DONE]\n\n"]),
+                                         media_type="text/event-stream")
+            return JSONResponse(step["raw"])
         if body.get("stream"):
             return StreamingResponse(_chunks(body["model"], step),
                                      media_type="text/event-stream")

@@ -174,3 +174,14 @@ def test_an_invalid_model_setting_is_refused_not_replaced(
 
     _fails(done, "setting/value-invalid", variable, repr(value))
     assert fake[1].requests == []  # refused before any request
+
+
+@pytest.mark.parametrize("answer", [{"choices": "x"}, {"choices": [{"delta": 3}]}])
+def test_an_answer_that_breaks_the_api_is_a_diagnostic(app: Path, model_env: dict[str, str],
+                                                      fake: tuple[str, Script],
+                                                      answer: dict[str, object]) -> None:
+    fake[1].steps = [{"raw": answer}]
+    done = eve(app, model_env, "run", "hi", "--model", MODEL)
+
+    _fails(done, "session/model-failed", "not what its API promises", fake[0])
+    assert "internal/unexpected" not in done.stderr
