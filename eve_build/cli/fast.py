@@ -88,7 +88,7 @@ def _likely_to_run(cache: Path) -> bool:
                             pending.append(entry.path)
                     elif entry.stat(follow_symlinks=False).st_mtime_ns > stamped:
                         return True
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
     return False
 
