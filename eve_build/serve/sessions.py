@@ -9,7 +9,8 @@ Every session runs on the served agent of the current generation (its state is t
 served agent's, durable in the store); its messages are its own, kept in the
 session store one turn per message. Nobody answers approval prompts over HTTP, so a
 tool that asks (`always()`, `once()`) is refused with that reason. Errors are JSON
-`{"error": {"code", "message", "hint"}}`: 400 a body that is not the JSON asked for,
+`{"error": {"code", "message", "hint"}}`: 400 a body that is not the JSON asked for
+(nested too deeply, a lone surrogate in `text`, a `model` that names no model),
 404 an unknown session, 409 a session with a message in progress, 502 the model
 failed, 500 the session cannot start (no model, no key, the extra missing).
 """
@@ -51,9 +52,28 @@ def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
                               "hint": first.hint if first else exc.hint}}
 
 
-def _from_error(exc: EveBuildError) -> JSONResponse:
-    status, body = _describe(exc)
-    return JSONResponse(body, status_code=status)
+def _from_error(exc: EveBuildError, status: int | None = None) -> JSONResponse:
+    described, body = _describe(exc)
+    return JSONResponse(body, status_code=status or described)
+
+
+BAD_MODEL_NAMES = ("session/model-provider-missing", "session/provider-unknown",
+                   "session/model-failed")
+"""Codes of a model name that cannot be opened: 400 when the request's body named it."""
+
+
+def _names_a_bad_model(exc: EveBuildError) -> bool:
+    return isinstance(exc, DiagnosticsError) and any(
+        d.code in BAD_MODEL_NAMES for d in exc.diagnostics)
+
+
+def _is_unicode(text: str) -> bool:
+    """False for a string holding a lone surrogate (`"\\ud800"` in JSON)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class SessionRoutes:
@@ -90,10 +110,16 @@ class SessionRoutes:
         if model is not None and not isinstance(model, str):
             return error_response(400, "session/body-invalid", "`model` must be a string",
                                   "send `{\"model\": \"provider:model\"}` or no body")
+        if model is not None and not _is_unicode(model):
+            return error_response(400, "session/body-invalid", "`model` holds a lone "
+                                  "surrogate, which is no Unicode text",
+                                  "send `{\"model\": \"provider:model\"}` or no body")
         try:
             session = self._open(None, model)
             self.storage.create(session.model, session.id)
         except EveBuildError as exc:
+            if model is not None and _names_a_bad_model(exc):  # the client's mistake
+                return _from_error(exc, status=400)
             return _from_error(exc)
         return JSONResponse({"id": session.id, "model": session.model}, status_code=201)
 
@@ -106,6 +132,10 @@ class SessionRoutes:
         if not isinstance(text, str) or not text:
             return error_response(400, "session/body-invalid", "the body needs `text`: a "
                                   "non-empty string", "send `{\"text\": \"hello\"}`")
+        if not _is_unicode(text):
+            return error_response(400, "session/body-invalid", "`text` holds a lone "
+                                  "surrogate (`\\ud800`), which is no Unicode text",
+                                  "send the text as valid UTF-16 pairs or plain UTF-8")
         try:
             session = self.sessions.get(session_id) or self._resume(session_id)
         except EveBuildError as exc:
@@ -192,6 +222,10 @@ async def _read_body(request: Request, *, required: bool) -> dict[str, Any] | Re
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         return error_response(400, "session/body-invalid", f"the body is not JSON: {exc}",
                               "send a JSON object, e.g. `{\"text\": \"hello\"}`")
+    except RecursionError:
+        return error_response(400, "session/body-invalid", "the body is JSON nested too "
+                              "deeply to read", "send a JSON object, e.g. "
+                              "`{\"text\": \"hello\"}`")
     if not isinstance(body, dict):
         return error_response(400, "session/body-invalid", "the body must be a JSON object",
                               "send `{\"text\": \"hello\"}`")
