@@ -281,6 +281,8 @@ CODES: dict[str, str] = {
     "session/subagent-tool-skipped": "A subagent's delegation tool name is taken by a tool.",
     "session/body-invalid": "A session HTTP request's body is not the JSON object asked for.",
     "session/busy": "A session HTTP message arrived while the session answers another.",
+    "session/input-invalid": "A line given to `eve chat` is not UTF-8 text: it is not sent, "
+        "the chat goes on.",
     # first day: CLI and lifecycle (issue 19)
     "add/restore-failed": "`eve add` failed and could not put the extension's previous "
         "installation back.",

@@ -185,3 +185,19 @@ def test_an_answer_that_breaks_the_api_is_a_diagnostic(app: Path, model_env: dic
 
     _fails(done, "session/model-failed", "not what its API promises", fake[0])
     assert "internal/unexpected" not in done.stderr
+
+
+def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"text": "first"}, {"text": "second"}]
+    done = subprocess.run(
+        [sys.executable, "-m", "eve_build", "chat", "--model", MODEL, "--path", str(app)],
+        input=b"one\n\xff\xfe bad \xc3\n" + b"two\n/exit\n", env=model_env,
+        capture_output=True, timeout=180, check=False)
+    stderr = done.stderr.decode("utf-8", "replace")
+
+    assert done.returncode == 0, stderr
+    assert "Traceback" not in stderr and "internal/unexpected" not in stderr, stderr
+    assert "warning session/input-invalid:" in stderr, stderr
+    assert [m["messages"][-1]["content"] for m in fake[1].requests] == ["one", "two"]
+    assert b"first" in done.stdout and b"second" in done.stdout
