@@ -284,6 +284,8 @@ CODES: dict[str, str] = {
     "session/input-invalid": "A line given to `eve chat` is not UTF-8 text: it is not sent, "
         "the chat goes on.",
     # first day: CLI and lifecycle (issue 19)
+    "add/write-failed": "`eve add` could not write `pyproject.toml` or the mount file (an "
+        "immutable or read-only file, a full disk); everything was put back.",
     "add/restore-failed": "`eve add` failed and could not put the extension's previous "
         "installation back.",
     "project/version-dynamic": "`[project].version` is dynamic; an extension needs a static "
