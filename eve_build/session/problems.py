@@ -66,6 +66,14 @@ def store_unwritable(where: str, reason: str) -> DiagnosticsError:
         f"make `{where}` and its folder writable {ELSEWHERE}")])
 
 
+def store_disk_full(where: str) -> DiagnosticsError:
+    return StoreUnavailable(TITLE, [error(
+        "session/store-unwritable", where, "the disk holding the session store is full; "
+        "the store itself is intact and nothing was changed",
+        "free space on that disk (or set EVE_SESSION_STORE to a store on another one), "
+        "then run the command again")])
+
+
 def store_url_invalid(url: str) -> DiagnosticsError:
     scheme = url.split("://", 1)[0]
     return DiagnosticsError(TITLE, [error(
