@@ -107,8 +107,11 @@ def _build_agent(use_cache: bool, quiet: bool) -> None:
 
 def _run(action: Callable[[], T], quiet: bool) -> T:
     """`action()`; its errors rendered and exited with as the typer commands do."""
+    from eve_build.engine.waits import WAIT_LISTENERS
     from eve_build.errors import EveBuildError
 
+    if not quiet:  # the progress line of `cli.output.note`, without rich
+        WAIT_LISTENERS[:] = [lambda text: print(text, file=sys.stderr, flush=True)]
     try:
         return action()
     except EveBuildError as exc:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.engine.cache_folder import is_old_entry
+from eve_build.engine.waits import tell_waiting
 
 DATABASE = "cache.sqlite3"
 SECRET_FILE = "cache.key"
@@ -51,6 +52,8 @@ MAX_BYTES = 200 * 1024 * 1024
 used are removed until they hold 3/4 of it."""
 BUSY_TIMEOUT = 60.0
 """Seconds a build waits for another build's write to the same cache."""
+WAIT_NOTICE_AFTER = 2.0
+"""Seconds a write waits for another build's lock before the build says it is waiting."""
 CHUNK = 500
 """Keys per SELECT: below SQLite's oldest limit on bound parameters (999)."""
 TOUCH_AFTER = 3600.0
@@ -136,7 +139,7 @@ class BuildCache:
         for _ in range(2):  # a second time after replacing a damaged database
             try:
                 with self._connect(create=True) as db:
-                    db.execute("BEGIN IMMEDIATE")
+                    self._begin_write(db)
                     db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
                                    rows)
                     pruned = self._prune(db)
@@ -149,6 +152,22 @@ class BuildCache:
                     return
             except OSError:
                 return
+
+    def _begin_write(self, db: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE; when another build holds the lock longer than
+        WAIT_NOTICE_AFTER, say so (WAIT_LISTENERS), then wait up to BUSY_TIMEOUT."""
+        db.execute(f"PRAGMA busy_timeout = {int(WAIT_NOTICE_AFTER * 1000)}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_BUSY":
+                raise
+        tell_waiting(f"waiting for the build cache `{self.path}`: another build is writing "
+                     f"it (up to {BUSY_TIMEOUT:g} s more, then this build goes on without "
+                     "writing it)")
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        db.execute("BEGIN IMMEDIATE")
 
     def _prune(self, db: sqlite3.Connection) -> bool:
         """Drop the least recently used entries while they hold more than `max_bytes`,
