@@ -294,7 +294,11 @@ CODES: dict[str, str] = {
     # one owner for a session: the store (issue 26 items 1-3, eve_build/session/claims.py)
     "session/moved-on": "Another process committed a turn to the session after this turn "
         "started from the store; this turn was not committed.",
+    "session/input-invalid": "A line given to `eve chat` is not UTF-8 text: it is not sent, "
+        "the chat goes on.",
     # first day: CLI and lifecycle (issue 19)
+    "add/write-failed": "`eve add` could not write `pyproject.toml` or the mount file (an "
+        "immutable or read-only file, a full disk); everything was put back.",
     "add/restore-failed": "`eve add` failed and could not put the extension's previous "
         "installation back.",
     "project/version-dynamic": "`[project].version` is dynamic; an extension needs a static "

@@ -96,6 +96,24 @@ class BuildResult:
         return self.project.output_dir / self.project.import_name
 
 
+def _read_output_counts(project: ExtensionProject) -> tuple[int, dict[str, Any]] | None:
+    """The tool count and `requires` of the manifest in the output: what a skipped build
+    reports is this build's, never only what a stamp (a file in the cache folder) says.
+    Plain JSON: a skipped build imports no checking code."""
+    import json
+
+    path = project.output_dir / project.import_name / SOURCE_PACKAGE / MANIFEST_FILENAME
+    try:
+        data = json.loads(read_user_bytes(path, what="manifest").data)
+        tools = data["contributions"].get("tools", [])
+        requires = data["requires"]
+    except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(tools, list) or not isinstance(requires, dict):
+        return None
+    return len(tools), requires
+
+
 def locate_extension_project(root: Path) -> ExtensionProject:
     """Read and check pyproject.toml; raises DiagnosticsError."""
     data, found = read_pyproject(root)
@@ -140,9 +158,10 @@ def build_extension(root: Path, *, write: bool = True, use_cache: bool = True,
     if inputs is not None and use_cache and not escape:
         fingerprint = derive_build_fingerprint(inputs, environment)
         stamp = find_current_build(cache_dir, fingerprint, project.output_dir, verify=verify)
-        if stamp is not None:
+        counts = _read_output_counts(project) if stamp is not None else None
+        if stamp is not None and counts is not None:  # the output's counts, not the stamp's
             return BuildResult(project=project, files=stamp.files, warnings=stamp.warnings,
-                               tools=stamp.tools, requires=stamp.requires, written=False,
+                               tools=counts[0], requires=counts[1], written=False,
                                checked=False, digests=stamp.digests)
     with nullcontext(zygote) if zygote else warm_workers() as warm:  # importing the
         result = _build_in_full(project, budget, use_cache=use_cache and not escape,

@@ -32,7 +32,7 @@ class NumericSetting:
 
     name: str
     given_as: Literal["environment variable", "option", "pyproject key", "argument"]
-    unit: Literal["seconds", "bytes"]
+    unit: Literal["seconds", "bytes", "count"]
     low: float
     high: float
     example: str
@@ -53,6 +53,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
                    WEEK, "30", code="engine/budget-invalid"),
     NumericSetting("EVE_MODEL_TIMEOUT", "environment variable", "seconds", 0.001, WEEK,
                    "120"),
+    NumericSetting("EVE_MODEL_RETRIES", "environment variable", "count", 0, 100, "2"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),
@@ -113,6 +114,7 @@ def diagnose_setting(setting: NumericSetting, raw: object, *, file: str = "",
     """The diagnostic of an invalid value of `setting`."""
     shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:40] + "..."
     unit = ("a number of seconds" if setting.unit == "seconds" else
+            "a whole number" if setting.unit == "count" else
             "a size in bytes (or with KiB, MiB, GiB)")
     fix = (f"set it as `{setting.name}={setting.example}`, or unset it to use the default"
            if setting.given_as == "environment variable" else
@@ -152,6 +154,11 @@ def _number(raw: object, setting: NumericSetting) -> float | None:
         if found is None:
             return None
         value = float(found[1]) * _UNITS[(found[2] or "").lower()]
+    elif isinstance(raw, str) and setting.unit == "count":
+        text = raw.strip()
+        if not (text.isascii() and text.isdigit()):  # not `²`, which int() refuses
+            return None
+        value = float(text)
     elif isinstance(raw, str):
         try:
             value = float(raw.strip())
@@ -161,6 +168,6 @@ def _number(raw: object, setting: NumericSetting) -> float | None:
         return None
     if not math.isfinite(value):
         return None
-    if setting.unit == "bytes" and value != int(value):
+    if setting.unit in ("bytes", "count") and value != int(value):
         return None
     return value

@@ -42,6 +42,12 @@ def derive_pyproject_text(text: str, requirement: str, *,
         raise DependenciesNotListError(
             f"`[project].dependencies` is a {type(dependencies.unwrap()).__name__}, not a list "
             "of requirements: adding to it would drop what it holds")
+    odd = next((item for item in dependencies or () if not isinstance(item, str)), None)
+    if odd is not None:
+        raise DependenciesNotListError(
+            f"`[project].dependencies` holds `{tomlkit.item(odd).as_string()[:40]}` "
+            f"({type(odd.unwrap() if hasattr(odd, 'unwrap') else odd).__name__}), not a "
+            "requirement string: adding to it would keep a list no installer reads")
     if dependencies is None:
         dependencies = tomlkit.array()
         project["dependencies"] = dependencies

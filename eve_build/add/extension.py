@@ -100,15 +100,28 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
             raise _fail("add/install-failed", target, f"installing `{target}` failed: "
                         f"{last or 'no output'}", "fix the cause above and run `eve add` "
                         "again; nothing was changed")
-        if after != before:
-            replace_file(pyproject, after.encode("utf-8"))
         mount = serialize_mount_file(manifest.package.import_name, namespace, manifest.config)
-        replace_file(mount_file, mount.text.encode("utf-8"))
+        for path, data in ((pyproject, after if after != before else None),
+                           (mount_file, mount.text)):
+            if data is not None:
+                _write(path, data, app.root)
         _build(app.root, environment.python, runner)
     tools = tuple(f"{namespace}__{name}" for name in _tool_names(manifest.contributions))
     env = (*mount.env, *find_connection_variables(manifest.contributions, mount.env))
     return AddResult(namespace, name, manifest.package.version, mount_file, pyproject,
                      env, tools, tuple(command), _replaced(snapshot, candidate))
+
+
+def _write(path: Path, text: str, root: Path) -> None:
+    """Write a file of the add; a failure (an immutable or read-only file, a full disk)
+    is add/write-failed, and all_or_nothing then puts back what was done."""
+    try:
+        replace_file(path, text.encode("utf-8"))
+    except OSError as exc:
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        raise _fail("add/write-failed", shown, f"`{shown}` cannot be written: "
+                    f"{exc.strerror or exc}", "make it writable (`lsattr`/`chattr -i` for an "
+                    "immutable file) and run `eve add` again; the install was undone") from None
 
 
 def _replaced(snapshot: Snapshot, candidate: Candidate) -> str | None:

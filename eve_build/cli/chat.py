@@ -20,7 +20,7 @@ import typer
 
 from eve_build.cli.local import report_local
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo_err, run_core
+from eve_build.cli.output import echo_err, render_diagnostics, run_core
 
 if TYPE_CHECKING:
     from eve_build.runtime.approval import ApprovalRequest
@@ -47,6 +47,10 @@ def chat(
     request = RunRequest(model=model, session=session, max_requests=max_requests,
                          extensions=tuple(extension or ()))
 
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if callable(reconfigure):  # before any read: bad bytes arrive as surrogates, per line
+        reconfigure(errors="surrogateescape")
+
     def loop() -> None:
         with open_run(path, request) as opened:
             report_local(opened.agent)
@@ -63,13 +67,26 @@ def chat(
 
 
 def _read() -> str | None:
+    """The next line typed or piped; a line that is not UTF-8 text is refused with a
+    warning (and the lines after it still read), never a traceback."""
+    from eve_build.diagnostics import warning
+
     while True:
         try:
-            return input(PROMPT)
+            text = input(PROMPT)
         except EOFError:
             return None
         except KeyboardInterrupt:
             sys.stdout.write("\n")
+            continue
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            render_diagnostics([warning(
+                "session/input-invalid", "<stdin>", "the line is not UTF-8 text; it was "
+                "not sent", "type it again, or set the terminal's encoding to UTF-8")])
+            continue
+        return text
 
 
 def _turn(opened: OpenRun, text: str) -> None:

@@ -88,7 +88,7 @@ def _likely_to_run(cache: Path) -> bool:
                             pending.append(entry.path)
                     elif entry.stat(follow_symlinks=False).st_mtime_ns > stamped:
                         return True
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
     return False
 
@@ -107,8 +107,11 @@ def _build_agent(use_cache: bool, quiet: bool) -> None:
 
 def _run(action: Callable[[], T], quiet: bool) -> T:
     """`action()`; its errors rendered and exited with as the typer commands do."""
+    from eve_build.engine.waits import WAIT_LISTENERS
     from eve_build.errors import EveBuildError
 
+    if not quiet:  # the progress line of `cli.output.note`, without rich
+        WAIT_LISTENERS[:] = [lambda text: print(text, file=sys.stderr, flush=True)]
     try:
         return action()
     except EveBuildError as exc:

@@ -160,7 +160,11 @@ def run_core(action: Callable[[], T], *, json_output: bool = False) -> T:
     """Call into the core; an EveBuildError becomes output and an exit code, never a traceback.
 
     Exit 1 for a user's mistake in the project, 2 for a usage error (`UsageError`).
+    A wait for another build's lock is shown as progress while it lasts.
     """
+    from eve_build.engine.waits import WAIT_LISTENERS
+
+    WAIT_LISTENERS[:] = [note]
     try:
         return action()
     except DiagnosticsError as exc:

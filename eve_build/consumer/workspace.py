@@ -36,7 +36,7 @@ class Workspace:
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
         return tomllib.loads(read_user_text(path, what="pyproject"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
 
 

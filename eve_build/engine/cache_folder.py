@@ -29,7 +29,8 @@ TAG = (SIGNATURE + b"\n# This file is a cache directory tag created by eve-build
        b"cache).\n# For information about cache directory tags, see "
        b"https://bford.info/cachedir/\n")
 OWN_FILES = frozenset({"cache.sqlite3", "cache.sqlite3-wal", "cache.sqlite3-shm",
-                       "build-stamp.json"})  # not the tag: an untagged one is another's
+                       "build-stamp.json", "cache.key"})
+"""Not the tag: an untagged folder is another's."""
 OWN_TEMPORARY = re.compile(r"\.stamp-.*\.tmp")
 OLD_ENTRY_FOLDER = re.compile(r"[0-9a-f]{2}")
 OLD_ENTRY = re.compile(r"[0-9a-f]{64}\.json|\.entry-.*\.tmp")

@@ -9,14 +9,19 @@ a commit then costs no fsync (only checkpoints do) and a crashed process never d
 the database; a power cut may lose the last commits, which only costs a re-import.
 OFF would also skip the checkpoint's fsync, but lets an OS crash corrupt the file.
 
-Nothing read is trusted: each row carries a sha256 over its key and value, checked on
-read. A row whose digest does not match or whose value does not parse is ignored (and
-replaced by the next write of that key); a file that is not a database, or a damaged
-one, is deleted and counts as empty (and a value that passes its digest is right
-whichever build wrote it, since keys are content addresses). A folder that cannot be
-written is skipped: the build goes on without a cache. Entries are kept under
-MAX_BYTES by dropping the least recently written or read. The files of the previous
-layout (one `<2 hex>/<key>.json` per entry) are removed when the database is created.
+Nothing read is trusted: each row carries an HMAC-SHA256 over its key and value, keyed
+with the cache's own secret (`cache.key`, 32 random bytes, created with mode 0600 beside
+the database), checked on read: whoever can write the database but not read the secret
+cannot forge a row that lands in a manifest (a plain sha256 anyone can compute). A
+secret that is not a private regular file of this user is not trusted: the build then
+goes on without the cache. A row whose digest does not match or whose value does not
+parse is ignored (and replaced by the next write of that key); a file that is not a
+database, or a damaged one, is deleted and counts as empty (and a value that passes its
+digest is right whichever build wrote it, since keys are content addresses). A folder
+that cannot be written is skipped: the build goes on without a cache. Entries are kept
+under MAX_BYTES by dropping the least recently written or read. The files of the
+previous layout (one `<2 hex>/<key>.json` per entry) are removed when the database is
+created.
 The folder must be the cache's own (engine.cache_folder, checked by the build before
 any use): nothing is deleted anywhere else, and only names the cache writes.
 """
@@ -25,21 +30,30 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from eve_build.engine.cache_folder import is_old_entry
+from eve_build.engine.waits import tell_waiting
 
 DATABASE = "cache.sqlite3"
+SECRET_FILE = "cache.key"
+SECRET_BYTES = 32
 MAX_BYTES = 200 * 1024 * 1024
 """Beyond this many bytes of entries (keys, digests and values), the least recently
 used are removed until they hold 3/4 of it."""
 BUSY_TIMEOUT = 60.0
 """Seconds a build waits for another build's write to the same cache."""
+WAIT_NOTICE_AFTER = 2.0
+"""Seconds a write waits for another build's lock before the build says it is waiting."""
 CHUNK = 500
 """Keys per SELECT: below SQLite's oldest limit on bound parameters (999)."""
 TOUCH_AFTER = 3600.0
@@ -57,6 +71,14 @@ class BuildCache:
         self.folder = folder
         self.max_bytes = max_bytes
         self.path = folder / DATABASE
+        self._secret: bytes | None = None
+
+    def _read_secret(self, *, create: bool) -> bytes | None:
+        """The cache's HMAC key (made now when `create` and missing), or None: missing,
+        or not a private regular file of this user (then the cache is not used)."""
+        if self._secret is None:
+            self._secret = read_cache_secret(self.folder, create=create)
+        return self._secret
 
     def read(self, key: str) -> Any:
         """The value stored under `key`, or None (missing, unreadable or corrupt)."""
@@ -70,6 +92,9 @@ class BuildCache:
         stale: list[str] = []
         if not wanted or not self.path.is_file():
             return found
+        secret = self._read_secret(create=False)
+        if secret is None:
+            return found
         now = time.time()
         try:
             with self._connect(create=False) as db:
@@ -78,7 +103,7 @@ class BuildCache:
                     for key, used, digest, body in db.execute(
                             f"SELECT key, used, digest, value FROM entries "
                             f"WHERE key IN ({marks})", chunk):
-                        value = _verified(key, digest, body)
+                        value = _verified(secret, key, digest, body)
                         if value is not None:
                             found[key] = value
                             if not isinstance(used, float) or used < now - TOUCH_AFTER:
@@ -98,16 +123,23 @@ class BuildCache:
         cannot be written is skipped, never an error."""
         if not entries:
             return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
+        secret = self._read_secret(create=True)
+        if secret is None:
+            return
         now = time.time()
         rows = []
         for key, value in entries.items():
             body = json.dumps(value).encode()  # key order kept: it reaches the manifest
-            digest = _digest(key, body)
+            digest = _digest(secret, key, body)
             rows.append((key, now, len(key) + len(digest) + len(body), digest, body))
         for _ in range(2):  # a second time after replacing a damaged database
             try:
                 with self._connect(create=True) as db:
-                    db.execute("BEGIN IMMEDIATE")
+                    self._begin_write(db)
                     db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
                                    rows)
                     pruned = self._prune(db)
@@ -120,6 +152,22 @@ class BuildCache:
                     return
             except OSError:
                 return
+
+    def _begin_write(self, db: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE; when another build holds the lock longer than
+        WAIT_NOTICE_AFTER, say so (WAIT_LISTENERS), then wait up to BUSY_TIMEOUT."""
+        db.execute(f"PRAGMA busy_timeout = {int(WAIT_NOTICE_AFTER * 1000)}")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_BUSY":
+                raise
+        tell_waiting(f"waiting for the build cache `{self.path}`: another build is writing "
+                     f"it (up to {BUSY_TIMEOUT:g} s more, then this build goes on without "
+                     "writing it)")
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        db.execute("BEGIN IMMEDIATE")
 
     def _prune(self, db: sqlite3.Connection) -> bool:
         """Drop the least recently used entries while they hold more than `max_bytes`,
@@ -171,9 +219,10 @@ def _chunks(keys: list[str]) -> Iterator[list[str]]:
         yield keys[start:start + CHUNK]
 
 
-def _verified(key: str, digest: object, body: object) -> Any:
+def _verified(secret: bytes, key: str, digest: object, body: object) -> Any:
     """The value of a row whose digest matches its key and value, else None."""
-    if not isinstance(body, bytes) or digest != _digest(key, body):
+    if not isinstance(body, bytes) or not isinstance(digest, str) \
+            or not hmac.compare_digest(digest, _digest(secret, key, body)):
         return None
     try:
         return json.loads(body)
@@ -202,6 +251,37 @@ def _remove_file_entries(folder: Path) -> None:
             sub.rmdir()
 
 
-def _digest(key: str, body: bytes) -> str:
-    """sha256 over the key and the value: a value moved to another key does not match."""
-    return hashlib.sha256(len(key).to_bytes(8, "big") + key.encode() + body).hexdigest()
+def _digest(secret: bytes, key: str, body: bytes) -> str:
+    """HMAC-SHA256 over the key and the value: a value moved to another key does not
+    match, and nobody without the secret can make a row that does."""
+    message = len(key).to_bytes(8, "big") + key.encode() + body
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def read_cache_secret(folder: Path, *, create: bool) -> bytes | None:
+    """The secret in `folder`/cache.key, made (mode 0600, never replacing one) when
+    `create`; None when missing or not trusted (a link, another owner's, readable by
+    others, the wrong size)."""
+    path = folder / SECRET_FILE
+    if create:
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                                 0o600)
+        except FileExistsError:
+            pass  # another build made it: read theirs
+        except OSError:
+            return None
+        else:
+            with os.fdopen(descriptor, "wb") as stream:
+                stream.write(secrets.token_bytes(SECRET_BYTES))
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 \
+                or info.st_uid != os.getuid():
+            return None
+        data = stream.read(SECRET_BYTES + 1)
+    return data if len(data) == SECRET_BYTES else None

@@ -102,7 +102,7 @@ def find_dependents(project: ExtensionProject, root: Path, members: list[Path]) 
 def _declared(pyproject: Path) -> set[str]:
     try:
         data = tomllib.loads(read_user_text(pyproject, what="pyproject"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return set()
     project = data.get("project")
     raw = project.get("dependencies", []) if isinstance(project, dict) else []

@@ -22,6 +22,7 @@ from eve_build.diagnostics import Diagnostic, warning
 from eve_build.errors import EveBuildError
 from eve_build.naming import TOOL_NAME_LIMIT, find_segment_problems, find_tool_name_problems
 from eve_build.node.paths import registry_path
+from eve_build.userfile import read_user_text
 
 REGISTRY_FORMAT_VERSION = 1
 NAME_LIMIT = TOOL_NAME_LIMIT
@@ -54,7 +55,7 @@ def read_registry_checked(home: Path) -> tuple[dict[str, NodeEntry], list[Diagno
     """
     file = registry_path(home)
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(read_user_text(file, what="node registry"))
     except FileNotFoundError:
         return {}, []
     except RecursionError:

@@ -29,7 +29,7 @@ def locate_extension_root(start: Path) -> Path:
 def has_extension_table(path: Path) -> bool:
     try:
         data = tomllib.loads(read_user_text(path, what="pyproject"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return False
     tool = data.get("tool")
     eve = tool.get("eve") if isinstance(tool, dict) else None

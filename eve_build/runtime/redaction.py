@@ -129,6 +129,20 @@ def find_env_values(config: Any, environ: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
+URL_CREDENTIALS = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)([^/?#\s@]*)@")
+"""The user-info of a URL (`http://USER:PASSWORD@host`): everything before the `@`."""
+
+
+def redact_url_credentials(text: str) -> str:
+    """`text` with the password of every URL in it replaced by `***` (a user name alone,
+    which is often a token, too): `http://u:SECRET@host/v1` -> `http://u:***@host/v1`."""
+    def hide(found: re.Match[str]) -> str:
+        user, colon, _ = found[2].partition(":")
+        return f"{found[1]}{user}:***@" if colon else f"{found[1]}***@"
+
+    return URL_CREDENTIALS.sub(hide, text)
+
+
 _KNOWN: set[tuple[str, str]] = set()
 _UNION: list[Redactor] = [Redactor()]
 

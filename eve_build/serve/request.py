@@ -93,3 +93,6 @@ class ChannelRequest:
         except json.JSONDecodeError as exc:
             raise RequestBodyError(f"the request body is not valid JSON: {exc.msg} (line "
                                    f"{exc.lineno}, column {exc.colno})") from None
+        except RecursionError:
+            raise RequestBodyError("the request body is JSON nested too deeply to read"
+                                   ) from None

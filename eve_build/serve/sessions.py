@@ -10,7 +10,8 @@ served agent's, durable in the store); its messages are its own, kept in the
 session store one turn per message. Nobody answers approval prompts over HTTP, so a
 tool that asks (`always()`, `once()`) is refused with that reason. Errors are the one
 shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
-that is not the JSON asked for, 404 an unknown session, 409 a session with a message in
+that is not the JSON asked for (nested too deeply, a lone surrogate in `text`, a
+`model` that names no model), 404 an unknown session, 409 a session with a message in
 progress, 502 the model failed, 503 (with `Retry-After`) the session store is
 unavailable (unreachable, replaced), 500 the session cannot start (no model, no key, the
 extra missing). Which requests reach these routes is eve_build.serve.admission's.
@@ -63,8 +64,9 @@ def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
                               first.hint if first else exc.hint)
 
 
-def _from_error(exc: EveBuildError) -> JSONResponse:
-    status, body = _describe(exc)
+def _from_error(exc: EveBuildError, status: int | None = None) -> JSONResponse:
+    described, body = _describe(exc)
+    status = status or described
     headers = {"Retry-After": RETRY_AFTER} if status == 503 else None
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -77,6 +79,25 @@ OPEN_SESSIONS = 32
 class _Opened:
     session: Any  # an engine Session
     turns: int  # the store's last committed turn its history holds
+
+
+BAD_MODEL_NAMES = ("session/model-provider-missing", "session/provider-unknown",
+                   "session/model-failed")
+"""Codes of a model name that cannot be opened: 400 when the request's body named it."""
+
+
+def _names_a_bad_model(exc: EveBuildError) -> bool:
+    return isinstance(exc, DiagnosticsError) and any(
+        d.code in BAD_MODEL_NAMES for d in exc.diagnostics)
+
+
+def _is_unicode(text: str) -> bool:
+    """False for a string holding a lone surrogate (`"\\ud800"` in JSON)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class SessionRoutes:
@@ -112,11 +133,17 @@ class SessionRoutes:
         if model is not None and not isinstance(model, str):
             return error_response(400, "session/body-invalid", "`model` must be a string",
                                   "send `{\"model\": \"provider:model\"}` or no body")
+        if model is not None and not _is_unicode(model):
+            return error_response(400, "session/body-invalid", "`model` holds a lone "
+                                  "surrogate, which is no Unicode text",
+                                  "send `{\"model\": \"provider:model\"}` or no body")
         try:  # opened to check the model now; its turns open it from the store, as any
             session = self._open(None, model, None)  # turn of any process does
             storage = self.storage
             await asyncio.to_thread(storage.create, session.model, session.id)
         except EveBuildError as exc:
+            if model is not None and _names_a_bad_model(exc):  # the client's mistake
+                return _from_error(exc, status=400)
             return _from_error(exc)
         return JSONResponse({"id": session.id, "model": session.model}, status_code=201)
 
@@ -129,6 +156,10 @@ class SessionRoutes:
         if not isinstance(text, str) or not text:
             return error_response(400, "session/body-invalid", "the body needs `text`: a "
                                   "non-empty string", "send `{\"text\": \"hello\"}`")
+        if not _is_unicode(text):
+            return error_response(400, "session/body-invalid", "`text` holds a lone "
+                                  "surrogate (`\\ud800`), which is no Unicode text",
+                                  "send the text as valid UTF-16 pairs or plain UTF-8")
         try:
             storage = self.storage
             claim = await asyncio.to_thread(storage.claim, session_id)
@@ -249,6 +280,10 @@ async def _read_body(request: Request, *, required: bool) -> dict[str, Any] | Re
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         return error_response(400, "session/body-invalid", f"the body is not JSON: {exc}",
                               "send a JSON object, e.g. `{\"text\": \"hello\"}`")
+    except RecursionError:
+        return error_response(400, "session/body-invalid", "the body is JSON nested too "
+                              "deeply to read", "send a JSON object, e.g. "
+                              "`{\"text\": \"hello\"}`")
     if not isinstance(body, dict):
         return error_response(400, "session/body-invalid", "the body must be a JSON object",
                               "send `{\"text\": \"hello\"}`")

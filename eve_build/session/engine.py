@@ -72,6 +72,7 @@ class Session:
     def __init__(self, agent: Agent, app_root: Path, session_id: str, options: SessionOptions,
                  history: list[ModelMessage] | None = None) -> None:
         self.agent, self.app_root, self.id, self.options = agent, app_root, session_id, options
+        derive_model_settings(options.environ)  # an invalid EVE_MODEL_TIMEOUT: before any turn
         self.history: list[ModelMessage] = list(history or [])
         self.pending: list[ModelMessage] = []  # new since the last commit
         self.custom: list[dict[str, Any]] = []

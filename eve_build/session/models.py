@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from eve_build.session.errors import session_error
-from eve_build.settings import read_setting
+from eve_build.settings import parse_setting
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -124,16 +124,21 @@ def _extra_missing(name: str, provider: str, exc: ImportError) -> Exception:
 
 
 def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
-    """Each request's timeout and the SDK's retries (`EVE_MODEL_TIMEOUT`, `EVE_MODEL_RETRIES`)."""
-    timeout = read_setting(TIMEOUT_VARIABLE, environ, MODEL_TIMEOUT)
-    retries = environ.get(RETRIES_VARIABLE, "")
-    settings: dict[str, Any] = {"timeout": timeout,
-                                "max_retries": int(retries) if retries.isdigit()
-                                else MODEL_RETRIES}
+    """Each request's timeout and the SDK's retries (`EVE_MODEL_TIMEOUT`, `EVE_MODEL_RETRIES`);
+    an invalid value is refused (a SettingError), never silently the default."""
+    raw_timeout = environ.get(TIMEOUT_VARIABLE, "")
+    raw_retries = environ.get(RETRIES_VARIABLE, "")
+    timeout = parse_setting(TIMEOUT_VARIABLE, raw_timeout) if raw_timeout else MODEL_TIMEOUT
+    retries = (int(parse_setting(RETRIES_VARIABLE, raw_retries)) if raw_retries
+               else MODEL_RETRIES)
+    settings: dict[str, Any] = {"timeout": timeout, "max_retries": retries}
     return settings  # type: ignore[return-value]  # a TypedDict of these two keys
 
 
 def describe_endpoint(model: Model) -> str:
-    """Where the model is reached (a URL), or its system name when it has none."""
+    """Where the model is reached (a URL without its password), or its system name."""
+    from eve_build.runtime.redaction import redact_url_credentials
+
     url = getattr(model, "base_url", None)
-    return str(url) if url else str(getattr(model, "system", "the provider"))
+    return redact_url_credentials(str(url)) if url else str(getattr(model, "system",
+                                                                        "the provider"))

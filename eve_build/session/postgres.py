@@ -17,7 +17,12 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from eve_build.session.problems import store_extra_missing, store_unreachable
+from eve_build.runtime.redaction import redact_url_credentials
+from eve_build.session.problems import (
+    store_extra_missing,
+    store_unreachable,
+    store_url_malformed,
+)
 from eve_build.session.schema import apply_schema
 from eve_build.session.sql import SqlSessionStore
 
@@ -30,12 +35,20 @@ CONNECT_TIMEOUT = 10
 
 def open_postgres_store(url: str) -> SqlSessionStore:
     """Connect, create or migrate the schema (raises DiagnosticsError)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is no number)
+    except ValueError as exc:  # `postgresql://[::1`: no host can be read from it
+        raise store_url_malformed(redact_url_credentials(url), str(exc)) from None
     return SqlSessionStore(PostgresDatabase(url))
 
 
 def redact_url(url: str) -> str:
     """The URL without its password, for messages."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact_url_credentials(url)
     if parts.password is None:
         return url
     host = parts.hostname or ""

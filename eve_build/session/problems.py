@@ -32,6 +32,18 @@ def store_invalid(where: str, reason: str) -> DiagnosticsError:
         f"move `{where}` away (eve-build then starts a new, empty store) {ELSEWHERE}")])
 
 
+def session_damaged(where: str, session_id: str, what: str, turn: int | None,
+                    reason: str) -> DiagnosticsError:
+    """One session holds a record that cannot be read; the other sessions are unaffected."""
+    at = f" in turn {turn}" if turn is not None else ""
+    return DiagnosticsError(f"cannot read session `{session_id}`", [error(
+        "session/store-invalid", where, f"the session `{session_id}` holds {what}{at} that "
+        f"cannot be read: {reason}; it was left as it is (the other sessions are not "
+        "affected)",
+        f"delete that session with `eve sessions delete {session_id}`, or restore the "
+        "store from a backup")])
+
+
 def store_foreign(where: str, tables: list[str]) -> DiagnosticsError:
     shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
     return DiagnosticsError(TITLE, [error(
@@ -60,12 +72,28 @@ def store_unwritable(where: str, reason: str) -> DiagnosticsError:
         f"make `{where}` and its folder writable {ELSEWHERE}")])
 
 
+def store_disk_full(where: str) -> DiagnosticsError:
+    return StoreUnavailable(TITLE, [error(
+        "session/store-unwritable", where, "the disk holding the session store is full; "
+        "the store itself is intact and nothing was changed",
+        "free space on that disk (or set EVE_SESSION_STORE to a store on another one), "
+        "then run the command again")])
+
+
 def store_url_invalid(url: str) -> DiagnosticsError:
     scheme = url.split("://", 1)[0]
     return DiagnosticsError(TITLE, [error(
         "session/store-url-invalid", "EVE_SESSION_STORE", f"the store URL scheme `{scheme}` "
         "is not one eve-build knows",
         "use `sqlite:///ABSOLUTE/PATH`, a file path, or `postgresql://USER@HOST:PORT/DB`")])
+
+
+def store_url_malformed(shown: str, reason: str) -> DiagnosticsError:
+    return DiagnosticsError(TITLE, [error(
+        "session/store-url-invalid", "EVE_SESSION_STORE", f"the store URL `{shown}` cannot "
+        f"be read: {reason}",
+        "write it as `postgresql://USER@HOST:PORT/DB` (an IPv6 host in brackets: "
+        "`postgresql://USER@[::1]:5432/DB`)")])
 
 
 def store_extra_missing(url_where: str) -> DiagnosticsError:

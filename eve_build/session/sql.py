@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.session.problems import session_moved_on, session_unknown
+from eve_build.session.problems import session_damaged, session_moved_on, session_unknown
 from eve_build.session.store import (
     USAGE_KEYS,
     ScopeOwner,
@@ -101,14 +101,22 @@ class SqlSessionStore:
                               "WHERE id = ?", (session_id,))
             if not rows:
                 return None
-            messages = ex.execute("SELECT body FROM eve_session_messages WHERE session_id = ? "
-                                  "ORDER BY seq", (session_id,))
+            messages = ex.execute("SELECT body, turn FROM eve_session_messages WHERE "
+                                  "session_id = ? ORDER BY seq", (session_id,))
             custom = ex.execute("SELECT body FROM eve_session_custom WHERE session_id = ? "
                                 "ORDER BY seq", (session_id,))
         head = rows[0]
-        return SessionRecord(row=_row(head[:6]), messages=[json.loads(m[0]) for m in messages],
-                             snapshot=json.loads(head[6]), approvals=json.loads(head[7]),
-                             custom=[json.loads(c[0]) for c in custom])
+
+        def load(text: object, what: str, turn: int | None = None) -> Any:
+            return load_stored(self.where, session_id, text, what, turn)
+
+        return SessionRecord(
+            row=_row(head[:6]),
+            messages=[load(m[0], "a message", int(m[1])) for m in messages],
+            snapshot=load(head[6], "its state snapshot"),
+            approvals=load(head[7], "its approvals"),
+            custom=[load(c[0], "a custom message") for c in custom],
+            turns=[int(m[1]) for m in messages])
 
     def list_sessions(self) -> list[SessionRow]:
         with self.db.transaction(write=False) as ex:
@@ -275,6 +283,19 @@ def _holds(ex: Executor, legacy: str, suffixes: tuple[str, ...]) -> bool:
             return True
     return bool(ex.execute("SELECT 1 FROM eve_schedule_runs WHERE scope = ? LIMIT 1",
                            (legacy,)))
+
+
+def load_stored(where: str, session_id: str, text: object, what: str,
+                turn: int | None = None) -> Any:
+    """One stored JSON document of a session, or session/store-invalid naming the session
+    and the turn (not JSON, nested too deeply to read)."""
+    try:
+        return json.loads(text)  # type: ignore[arg-type]  # TEXT, or bytes from a bad write
+    except (TypeError, ValueError) as exc:
+        reason = f"it is not JSON ({exc})"
+    except RecursionError:
+        reason = "it is JSON nested too deeply to read"
+    raise session_damaged(where, session_id, what, turn, reason)
 
 
 def _row(row: Sequence[Any]) -> SessionRow:

@@ -28,7 +28,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eve_build.errors import DiagnosticsError
 from eve_build.session.problems import (
+    store_disk_full,
     store_invalid,
     store_replaced,
     store_special_file,
@@ -91,14 +93,14 @@ class SqliteDatabase:
             tables = _tables(cursor)
             version = read_version(cursor, self.where) if "eve_schema" in tables else None
         except sqlite3.DatabaseError as exc:
-            raise store_invalid(self.where, str(exc)) from None
+            raise diagnose_sqlite(self.where, exc) from None
         check_schema(tables, version, self.where)
         try:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
-            raise store_unwritable(self.where, str(exc)) from None
+            raise diagnose_sqlite(self.where, exc, damaged=False) from None
         with self.transaction(write=True) as ex:  # again under the lock: another may have won
             apply_schema(ex, _tables(ex), self.where)
 
@@ -122,14 +124,15 @@ class SqliteDatabase:
             try:
                 self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             except sqlite3.OperationalError as exc:
-                raise store_unwritable(self.where, str(exc)) from None
+                raise diagnose_sqlite(self.where, exc, damaged=False) from None
             try:
                 self.check_identity()  # under the lock: the file it opened is still the store
                 yield _Cursor(self.conn)
                 self.check_identity()  # and still is, now that the commit is due
             except sqlite3.DatabaseError as exc:
-                self.conn.execute("ROLLBACK")
-                raise store_invalid(self.where, str(exc)) from None
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise diagnose_sqlite(self.where, exc) from None
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
@@ -138,7 +141,7 @@ class SqliteDatabase:
             except sqlite3.Error as exc:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
-                raise store_unwritable(self.where, str(exc)) from None
+                raise diagnose_sqlite(self.where, exc, damaged=False) from None
 
     def close(self) -> None:
         with self._lock:
@@ -148,6 +151,26 @@ class SqliteDatabase:
 def _identity(path: Path) -> tuple[int, int]:
     found = path.stat()
     return found.st_dev, found.st_ino
+
+
+UNAVAILABLE = {"SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY",
+               "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_PERM", "SQLITE_NOMEM", "SQLITE_AUTH"}
+"""SQLite's errors that say nothing about the file: the disk, permissions, a lock."""
+
+
+def diagnose_sqlite(where: str, exc: sqlite3.Error, *, damaged: bool = True
+                    ) -> DiagnosticsError:
+    """The diagnostic of an SQLite error: a full disk says so (the store is healthy),
+    other failures of the disk or the lock are store-unwritable, and only the rest
+    (a damaged file, not a database) is store-invalid (store-unwritable when not
+    `damaged`: a BEGIN or COMMIT that failed says nothing about the file)."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    base = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
+    if base == "SQLITE_FULL" or (base == "SQLITE_IOERR" and "full" in str(exc)):
+        return store_disk_full(where)
+    if base in UNAVAILABLE or not damaged:
+        return store_unwritable(where, str(exc))
+    return store_invalid(where, str(exc))
 
 
 def _check_file(path: Path) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from eve_build.session.claims import CLAIM_SECONDS, SessionClaim, owner_name
 from eve_build.session.errors import session_error
-from eve_build.session.problems import session_busy
+from eve_build.session.problems import session_busy, session_damaged
 from eve_build.session.store import SessionStore, TurnRecord, open_session_store
 from eve_build.session.transcript import Usage
 
@@ -49,8 +49,24 @@ class Storage:
         record = self._store.read_session(session_id)
         if record is None:
             return None
+        self._check_messages(session_id, record.messages, record.turns)
         return StoredSession(str(record.row.id), record.row.model, list(record.messages),
                              record.snapshot, list(record.custom), record.row.turns)
+
+    def _check_messages(self, session_id: str, messages: list[Any], turns: list[int]) -> None:
+        """session/store-invalid naming the turn of the first stored message that is not
+        a pydantic-ai message (the engine would fail on it with a traceback)."""
+        from pydantic import ValidationError
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        for index, message in enumerate(messages):
+            try:
+                ModelMessagesTypeAdapter.validate_python([message])
+            except (ValidationError, RecursionError) as exc:
+                first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+                raise session_damaged(self._store.where, session_id, "a message",
+                                      turns[index] if index < len(turns) else None,
+                                      f"it is not a pydantic-ai message ({first})") from None
 
     def require(self, session_id: str) -> StoredSession:
         found = self.read(session_id)

@@ -59,6 +59,7 @@ class SessionRecord:
     snapshot: dict[str, Any]  # Agent.snapshot() (state, approvals, local entries), or {}
     approvals: list[str]  # tool names approved for the session (once() approvals)
     custom: list[dict[str, Any]]  # send_custom_message records {text, type, data, at}
+    turns: list[int] = field(default_factory=list)  # the turn of each message, in order
 
 
 @dataclass(frozen=True)

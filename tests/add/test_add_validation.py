@@ -91,3 +91,37 @@ def test_a_namespace_too_long_for_the_tool_names_is_refused_before_the_install(
 def test_derive_pyproject_text_never_replaces_what_is_not_a_list(text: str) -> None:
     with pytest.raises(DependenciesNotListError, match="not"):
         derive_pyproject_text(text, "acme-crm")
+
+
+def test_dependencies_that_are_not_strings_are_refused_not_appended(
+        project: Path, gizmo: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'dependencies = ["eve-build", "gizmo"]', "dependencies = [1, 2]"))
+
+    code, file, message, hint, calls = _refused(project, str(gizmo), "spinner")
+
+    assert (code, file) == ("add/project-invalid", "pyproject.toml")
+    assert message.startswith("`[project].dependencies` holds `1` (int), not a "
+                              "requirement string"), message
+    assert "nothing was changed" in hint
+    assert calls == []  # refused before the install
+
+
+def test_an_immutable_pyproject_after_the_install_is_a_diagnostic_and_put_back(
+        project: Path, gizmo: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'dependencies = ["eve-build", "gizmo"]', 'dependencies = ["eve-build"]'))
+    if subprocess.run(["chattr", "+i", str(pyproject)], capture_output=True,
+                      check=False).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    try:
+        code, file, message, hint, calls = _refused(project, str(gizmo), "spinner")
+    finally:
+        subprocess.run(["chattr", "-i", str(pyproject)], check=True)
+
+    assert (code, file) == ("add/write-failed", "pyproject.toml")
+    assert "Operation not permitted" in message and "the install was undone" in hint
+    assert any("install" in argv for argv in calls)  # the install had run
+    assert not (project / "agent/extensions/spinner.py").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -18,7 +19,7 @@ import pytest
 from eve_build.engine import cache as caching
 from eve_build.engine.cache import BuildCache
 from eve_build.engine.cache_folder import TAG_FILE
-from eve_build.engine.cache_store import DATABASE, _digest
+from eve_build.engine.cache_store import DATABASE, SECRET_FILE, _digest, read_cache_secret
 from eve_build.engine.stamp import STAMP_FILE
 from eve_build.extension_build import BuildResult, build_extension
 from tests.golden_files import read_files
@@ -158,16 +159,24 @@ def _damage_rows(folder: Path, damage: str) -> None:
             changed[key] = (digest, json.dumps(record).encode())
         elif damage == "other-key":  # each row holds the next row's value and digest
             changed[key] = rows[keys[(index + 1) % len(keys)]]
+        elif damage == "forged":  # a tampered row with the plain sha256 anyone computes
+            record = json.loads(value)
+            record["record"] = {"name": "evil", "file": "tools/evil.py"}
+            body = json.dumps(record).encode()
+            plain = hashlib.sha256(len(key).to_bytes(8, "big") + key.encode() + body)
+            changed[key] = (plain.hexdigest(), body)
         else:  # "unparsable": the digest matches, the JSON does not parse
             body = value[: len(value) // 2]
-            changed[key] = (_digest(key, body), body)
+            secret = read_cache_secret(folder, create=False)
+            assert secret is not None
+            changed[key] = (_digest(secret, key, body), body)
     with contextlib.closing(sqlite3.connect(folder / DATABASE)) as db, db:
         db.executemany("UPDATE entries SET digest = ?, value = ? WHERE key = ?",
                        [(digest, value, key) for key, (digest, value) in changed.items()])
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "tampered", "other-key",
-                                    "unparsable"])
+                                    "forged", "unparsable"])
 def test_a_corrupt_entry_is_ignored_never_trusted(acme: Path, tmp_path: Path,
                                                   damage: str) -> None:
     good = read_files(acme / "build" / "eve")
@@ -214,7 +223,7 @@ def test_a_database_that_is_not_one_counts_as_empty_and_is_replaced(
 def test_a_cold_build_leaves_one_database_not_a_file_per_module(acme: Path,
                                                                 tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
-        [DATABASE, STAMP_FILE, TAG_FILE])
+        [DATABASE, SECRET_FILE, STAMP_FILE, TAG_FILE])
     assert len(_rows(tmp_path / "cache")) == ALL_MODULES
 
 
@@ -230,7 +239,7 @@ def test_entries_of_the_per_file_layout_are_removed_with_the_new_database(
     assert len(build_extension(root).imported) == ALL_MODULES
 
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*")) == sorted(
-        [DATABASE, STAMP_FILE, TAG_FILE])
+        [DATABASE, SECRET_FILE, STAMP_FILE, TAG_FILE])
 
 
 def test_a_cache_folder_that_cannot_be_written_is_skipped(

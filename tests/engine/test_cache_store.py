@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
-from eve_build.engine.cache_store import CHUNK, DATABASE, BuildCache
+from eve_build.engine.cache_store import CHUNK, DATABASE, SECRET_FILE, BuildCache
 
 PAYLOAD = {"payload": "x" * 200}
 
@@ -108,3 +109,35 @@ def test_two_processes_writing_at_once_both_succeed_and_keep_every_entry(
     assert BuildCache(folder).read_many(keys) == keys
     with contextlib.closing(sqlite3.connect(folder / DATABASE)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_rows_are_keyed_with_a_private_secret_of_the_cache(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    BuildCache(folder).write({_key(1): PAYLOAD})
+
+    secret = folder / SECRET_FILE
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert len(secret.read_bytes()) == 32
+    assert BuildCache(folder).read(_key(1)) == PAYLOAD
+    other = tmp_path / "other"  # the same row under another secret is not trusted
+    BuildCache(other).write({_key(2): PAYLOAD})
+    with contextlib.closing(sqlite3.connect(folder / DATABASE)) as db:
+        row = db.execute("SELECT key, used, size, digest, value FROM entries").fetchone()
+    with contextlib.closing(sqlite3.connect(other / DATABASE)) as db, db:
+        db.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?)", (_key(3), *row[1:]))
+    assert BuildCache(other).read_many([_key(2), _key(3)]) == {_key(2): PAYLOAD}
+
+
+def test_a_secret_others_may_read_or_a_link_is_not_trusted(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    BuildCache(folder).write({_key(1): PAYLOAD})
+    secret = folder / SECRET_FILE
+
+    secret.chmod(0o644)
+    assert BuildCache(folder).read(_key(1)) is None
+    secret.chmod(0o600)
+    assert BuildCache(folder).read(_key(1)) == PAYLOAD
+    moved = tmp_path / "elsewhere.key"
+    secret.rename(moved)
+    secret.symlink_to(moved)
+    assert BuildCache(folder).read(_key(1)) is None

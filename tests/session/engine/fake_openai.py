@@ -5,7 +5,9 @@
 streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
 `{"hang": seconds}`, `{"gate": true}` (held until the test sets `script.gate`, then
 the default) or `{"echo": true}` (the text is the request's user messages joined with
-`|`). With no step left the answer is `script.default` (the text `done` unless a test
+`|`); `{"status": 500, "reflect": true}` answers with the request's `Authorization`
+header in the error body (a proxy that echoes it); `{"raw": {...}}` answers that JSON
+(a broken provider). With no step left the answer is `script.default` (the text `done` unless a test
 sets it). `GET /_requests` returns every request body received, in order.
 """
 
@@ -56,9 +58,17 @@ def create_fake(script: Script) -> Starlette:
         if "hang" in step:
             await asyncio.sleep(float(step["hang"]))
         if "status" in step:
-            return JSONResponse({"error": {"message": f"scripted {step['status']}",
+            echoed = (f": you sent {request.headers.get('authorization')}"
+                      if step.get("reflect") else "")
+            return JSONResponse({"error": {"message": f"scripted {step['status']}{echoed}",
                                            "type": "scripted"}}, status_code=step["status"],
                                 headers={"x-should-retry": "false"})
+        if "raw" in step:  # a broken provider: this JSON as the answer (or its one chunk)
+            if body.get("stream"):
+                return StreamingResponse(iter([f"data: {json.dumps(step['raw'])}\n\n",
+                                               "data: [DONE]\n\n"]),
+                                         media_type="text/event-stream")
+            return JSONResponse(step["raw"])
         if body.get("stream"):
             return StreamingResponse(_chunks(body["model"], step),
                                      media_type="text/event-stream")

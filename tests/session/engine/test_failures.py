@@ -161,3 +161,44 @@ def test_a_model_that_keeps_calling_an_unknown_tool(app: Path, model_env: dict[s
 
     _fails(done, "session/model-failed", "retried only a few times")
     assert len(fake[1].requests) == 4  # the first call and 3 retries
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("EVE_MODEL_TIMEOUT", "nan"), ("EVE_MODEL_TIMEOUT", "-1"), ("EVE_MODEL_TIMEOUT", "0"),
+    ("EVE_MODEL_TIMEOUT", "1e10"), ("EVE_MODEL_TIMEOUT", "abc"), ("EVE_MODEL_TIMEOUT", "inf"),
+    ("EVE_MODEL_RETRIES", "²"), ("EVE_MODEL_RETRIES", "-1"), ("EVE_MODEL_RETRIES", "1.5"),
+])
+def test_an_invalid_model_setting_is_refused_not_replaced(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script], variable: str,
+        value: str) -> None:
+    done = eve(app, {**model_env, variable: value}, "run", "hi", "--model", MODEL)
+
+    _fails(done, "setting/value-invalid", variable, repr(value))
+    assert fake[1].requests == []  # refused before any request
+
+
+@pytest.mark.parametrize("answer", [{"choices": "x"}, {"choices": [{"delta": 3}]}])
+def test_an_answer_that_breaks_the_api_is_a_diagnostic(app: Path, model_env: dict[str, str],
+                                                      fake: tuple[str, Script],
+                                                      answer: dict[str, object]) -> None:
+    fake[1].steps = [{"raw": answer}]
+    done = eve(app, model_env, "run", "hi", "--model", MODEL)
+
+    _fails(done, "session/model-failed", "not what its API promises", fake[0])
+    assert "internal/unexpected" not in done.stderr
+
+
+def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"text": "first"}, {"text": "second"}]
+    done = subprocess.run(
+        [sys.executable, "-m", "eve_build", "chat", "--model", MODEL, "--path", str(app)],
+        input=b"one\n\xff\xfe bad \xc3\n" + b"two\n/exit\n", env=model_env,
+        capture_output=True, timeout=180, check=False)
+    stderr = done.stderr.decode("utf-8", "replace")
+
+    assert done.returncode == 0, stderr
+    assert "Traceback" not in stderr and "internal/unexpected" not in stderr, stderr
+    assert "warning session/input-invalid:" in stderr, stderr
+    assert [m["messages"][-1]["content"] for m in fake[1].requests] == ["one", "two"]
+    assert b"first" in done.stdout and b"second" in done.stdout
