@@ -129,6 +129,8 @@ CODES: dict[str, str] = {
         "pip install 'eve-build[serve]'.",
     "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/workers-invalid": "`eve serve --workers` is past its maximum (4 per CPU core): "
+        "usage error, exit 2.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     "serve/route-invalid": "A channel route's path parameters cannot be served (a name used "

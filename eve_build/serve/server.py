@@ -91,6 +91,10 @@ def run_server(
     require_serve_extra()
     import uvicorn
 
+    if workers > 1:
+        from eve_build.serve.processes import check_workers
+
+        check_workers(workers)  # before anything binds or loads
     sock = bind_socket(host, port)
     try:
         bound = sock.getsockname()
