@@ -274,6 +274,8 @@ CODES: dict[str, str] = {
     "session/model-rate-limited": "The provider answered HTTP 429.",
     "session/model-http-error": "The provider answered another HTTP error (4xx/5xx).",
     "session/model-timeout": "The model did not answer within `EVE_MODEL_TIMEOUT` seconds.",
+    "session/turn-timeout": "A message did not finish within `EVE_TURN_TIMEOUT` seconds (its "
+        "whole deadline); it was cancelled, nothing of it committed (HTTP 504).",
     "session/failed": "A session request over HTTP failed with an error that carries no "
         "diagnostic of its own (the agent has no good build yet, ...).",
     "session/model-failed": "The model's answer could not be used (retries exhausted, "

@@ -53,6 +53,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
                    WEEK, "30", code="engine/budget-invalid"),
     NumericSetting("EVE_MODEL_TIMEOUT", "environment variable", "seconds", 0.001, WEEK,
                    "120"),
+    NumericSetting("EVE_TURN_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "600"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),

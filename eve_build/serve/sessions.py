@@ -11,16 +11,18 @@ session store one turn per message. Nobody answers approval prompts over HTTP, s
 tool that asks (`always()`, `once()`) is refused with that reason. Errors are JSON
 `{"error": {"code", "message", "hint"}}`: 400 a body that is not the JSON asked for,
 404 an unknown session, 409 a session with a message in progress, 502 the model
-failed, 500 the session cannot start (no model, no key, the extra missing).
+failed, 504 the message passed EVE_TURN_TIMEOUT, 500 the session cannot start (no
+model, no key, the extra missing). A client that hangs up (JSON or SSE) cancels its
+message: nothing of it is committed and the session takes the next one at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -31,6 +33,7 @@ from eve_build.serve.generation import Host
 from eve_build.session.storage import Storage
 from eve_build.session.transcript import SessionEvent
 
+T = TypeVar("T")
 SESSIONS_PATH = "/.eve/v1/sessions"
 MODEL_FAILURES = ("session/model-unreachable", "session/model-auth", "session/model-rate-limited",
                   "session/model-http-error", "session/model-timeout", "session/model-failed",
@@ -46,7 +49,8 @@ def error_response(status: int, code: str, message: str, hint: str = "") -> JSON
 def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
     first = exc.diagnostics[0] if isinstance(exc, DiagnosticsError) and exc.diagnostics else None
     code = first.code if first is not None else "session/failed"
-    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else 500
+    status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES else \
+        504 if code == "session/turn-timeout" else 500
     return status, {"error": {"code": code, "message": first.message if first else exc.message,
                               "hint": first.hint if first else exc.hint}}
 
@@ -117,9 +121,12 @@ class SessionRoutes:
             return StreamingResponse(self._stream(session, text),
                                      media_type="text/event-stream")
         try:
-            result = await self._send(session, text, lambda _event: None)
+            result = await _unless_disconnected(request, self._send(session, text,
+                                                                    lambda _event: None))
         except EveBuildError as exc:
             return _from_error(exc)
+        if result is None:  # nobody reads this answer
+            return Response(status_code=499)
         return JSONResponse(result.to_json())
 
     def _open(self, session_id: str | None, model: str | None) -> Any:
@@ -163,14 +170,42 @@ class SessionRoutes:
         queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
         task = asyncio.ensure_future(self._send(session, text, queue.put_nowait))
         task.add_done_callback(lambda _t: queue.put_nowait(None))
-        while (event := await queue.get()) is not None:
-            yield _sse(event.kind, event.data)
+        try:
+            while (event := await queue.get()) is not None:
+                yield _sse(event.kind, event.data)
+        finally:  # the client hung up (starlette closes the stream): the message stops
+            task.cancel()
         try:
             result = task.result()
         except EveBuildError as exc:
             yield _sse("error", {"status": _describe(exc)[0], **_describe(exc)[1]})
             return
         yield _sse("reply", result.to_json())
+
+
+async def _unless_disconnected(request: Request, work: Coroutine[Any, Any, T]) -> T | None:
+    """`await work`, or None when the client hangs up first: `work` is then cancelled
+    (the body is read, so the next ASGI message is `http.disconnect`)."""
+    task = asyncio.ensure_future(work)
+    hung_up = False
+
+    async def watch() -> None:
+        nonlocal hung_up
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        hung_up = True
+        task.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not hung_up:
+            raise  # the server itself is stopping
+        return None
+    finally:
+        watcher.cancel()
+        task.cancel()
 
 
 def _sse(kind: str, data: Any) -> str:

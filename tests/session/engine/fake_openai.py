@@ -2,9 +2,11 @@
 
 `POST /_script` with a list of steps sets what the next requests get, one step per
 `POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
-streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
-`{"hang": seconds}`. With no step left the answer is the text `done`. `GET
-/_requests` returns every request body received, in order.
+streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}`,
+`{"hang": seconds}` or `{"drip": seconds}` (a stream of one token every that many
+seconds, forever: no read ever times out, only a deadline for the whole turn ends it).
+With no step left the answer is the text `done`. `GET /_requests` returns every request
+body received, in order.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ async def _chunks(model: str, step: dict[str, Any]) -> AsyncIterator[str]:
         return f"data: {json.dumps(data)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
+    while "drip" in step:
+        yield chunk({"content": "."})
+        await asyncio.sleep(float(step["drip"]))
     for word in (step.get("text") or "").split(" ") if step.get("text") else []:
         yield chunk({"content": word + " "})
         await asyncio.sleep(float(step.get("pause", 0)))

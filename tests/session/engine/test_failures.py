@@ -160,3 +160,34 @@ def test_a_model_that_keeps_calling_an_unknown_tool(app: Path, model_env: dict[s
 
     _fails(done, "session/model-failed", "retried only a few times")
     assert len(fake[1].requests) == 4  # the first call and 3 retries
+
+
+def test_a_model_that_streams_forever_is_cut_off_at_the_turn_deadline(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    session = _first_session(app, model_env, fake[1])
+    kept = _messages(app, session)
+    fake[1].steps = [{"drip": 0.2}]  # one token every 0.2 s: no read ever times out
+    env = {**model_env, "EVE_TURN_TIMEOUT": "2"}
+    done = eve(app, env, "run", "go on", "--model", MODEL, "--session", session)
+
+    _fails(done, "session/turn-timeout", "EVE_TURN_TIMEOUT=2 s", "nothing of it was committed")
+    assert _messages(app, session) == kept  # the cancelled message left nothing behind
+    fake[1].steps = [{"text": "fine"}]
+    again = eve(app, env, "run", "again", "--model", MODEL, "--session", session, "--json")
+    assert again.returncode == 0, again.stderr
+    assert "go on" not in json.dumps(fake[1].requests[-1]["messages"])
+
+
+def test_an_invalid_turn_timeout_is_refused(app: Path, model_env: dict[str, str]) -> None:
+    done = eve(app, {**model_env, "EVE_TURN_TIMEOUT": "nan"}, "run", "hi", "--model", MODEL)
+    _fails(done, "setting/value-invalid", "EVE_TURN_TIMEOUT")
+
+
+def test_eve_chat_holds_the_turn_deadline(app: Path, model_env: dict[str, str],
+                                          fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"drip": 0.2}]
+    done = subprocess.run([sys.executable, "-m", "eve_build", "chat", "--model", MODEL,
+                           "--path", str(app)], input="go on\n", capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**model_env, "EVE_TURN_TIMEOUT": "2"})
+    _fails(done, "session/turn-timeout", "EVE_TURN_TIMEOUT=2 s")
