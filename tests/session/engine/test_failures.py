@@ -191,3 +191,42 @@ def test_eve_chat_holds_the_turn_deadline(app: Path, model_env: dict[str, str],
                           text=True, timeout=120, check=False,
                           env={**model_env, "EVE_TURN_TIMEOUT": "2"})
     _fails(done, "session/turn-timeout", "EVE_TURN_TIMEOUT=2 s")
+
+
+STALL = '''\
+import time
+
+from pydantic import BaseModel
+
+from eve_build.sdk import Spec, define_tool
+
+
+class Nothing(BaseModel):
+    pass
+
+
+async def stall(input, ctx):
+    time.sleep(3600)  # sync sleep inside async def: its event loop is held
+
+
+def setup(ctx):
+    return Spec(tools={"stall": define_tool(description="Blocks.", input=Nothing,
+                                            execute=stall)})
+'''
+
+
+def test_a_tool_blocking_its_event_loop_is_cut_off_at_its_timeout(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    (app / "ext/stall.py").write_text(STALL)
+    fake[1].steps = [{"tools": [{"name": "stall", "arguments": {}}]}, {"text": "it stalled"}]
+    done = subprocess.run([sys.executable, "-m", "eve_build", "run", "stall", "--model", MODEL,
+                           "--json", "--path", str(app), "-e", str(app / "ext/stall.py")],
+                          env={**model_env, "EVE_TOOL_TIMEOUT": "1"}, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr
+    call = json.loads(done.stdout)["toolCalls"][0]
+    assert call["name"] == "stall" and call["status"] == "failed"
+    assert "within its 1 s timeout (EVE_TOOL_TIMEOUT;" in call["reason"]
+    assert "within its 1 s timeout" in fake[1].requests[1]["messages"][-1]["content"]
+    assert json.loads(done.stdout)["reply"].strip() == "it stalled"
