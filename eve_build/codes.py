@@ -132,6 +132,8 @@ CODES: dict[str, str] = {
         "pip install 'eve-build[serve]'.",
     "serve/port-in-use": "The host and port `eve serve` should listen on are taken.",
     "serve/address-invalid": "`eve serve` cannot listen on the host or port given.",
+    "serve/workers-invalid": "`eve serve --workers` is past its maximum (4 per CPU core): "
+        "usage error, exit 2.",
     "serve/schedule-unknown": "`eve schedule run` names a schedule the agent does not have.",
     "serve/subagent-unknown": "`--subagent` names a subagent the agent does not have.",
     "serve/route-invalid": "A channel route's path parameters cannot be served (a name used "
@@ -281,6 +283,8 @@ CODES: dict[str, str] = {
     "session/model-rate-limited": "The provider answered HTTP 429.",
     "session/model-http-error": "The provider answered another HTTP error (4xx/5xx).",
     "session/model-timeout": "The model did not answer within `EVE_MODEL_TIMEOUT` seconds.",
+    "session/turn-timeout": "A message did not finish within `EVE_TURN_TIMEOUT` seconds (its "
+        "whole deadline); it was cancelled, nothing of it committed (HTTP 504).",
     "session/failed": "A session request over HTTP failed with an error that carries no "
         "diagnostic of its own (the agent has no good build yet, ...).",
     "session/model-failed": "The model's answer could not be used (retries exhausted, "

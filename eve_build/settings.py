@@ -54,6 +54,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
     NumericSetting("EVE_MODEL_TIMEOUT", "environment variable", "seconds", 0.001, WEEK,
                    "120"),
     NumericSetting("EVE_MODEL_RETRIES", "environment variable", "count", 0, 100, "2"),
+    NumericSetting("EVE_TURN_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "600"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),

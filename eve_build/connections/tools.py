@@ -38,7 +38,7 @@ from eve_build.diagnostics import Diagnostic, Severity, warning
 from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import ToolCallError, ToolEntry
 from eve_build.runtime.trace import logger
-from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.binding import ToolContext, host_side
 from eve_build.sdk.definitions import Tool
 from eve_build.settings import read_setting
 
@@ -166,6 +166,7 @@ class ConnectionTools:
         model = create_model(f"McpInput_{name}", __base__=RemoteInput)
         model.remote_schema = dict(remote.input_schema or {"type": "object"})
 
+        @host_side
         async def execute(arguments: BaseModel, ctx: ToolContext) -> Any:
             future = self._hub.submit(self._call(connection.name, client, remote.name,
                                                  arguments.model_dump(), ctx))

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.node import protocol
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
-from eve_build.sdk.binding import ToolContext
+from eve_build.sdk.binding import ToolContext, host_side
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event, block, handled, rewrite, transform
 from eve_build.sdk.local import Command, Spec
@@ -129,6 +129,7 @@ class NodeClient:
         timeout = item.get("timeout")
         limit = float(timeout) if isinstance(timeout, int | float) else TOOL_TIMEOUT
 
+        @host_side
         async def execute(arguments: BaseModel, ctx: ToolContext) -> Any:
             def progress(kind: str, data: dict[str, Any]) -> None:
                 if kind == protocol.PROGRESS:
@@ -143,6 +144,7 @@ class NodeClient:
                     execute=execute, timeout=limit, identity=f"node:{self.name}:{name}")
 
     def _hook(self, event_name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
+        @host_side
         async def hook(event: Event, _ctx: object = None) -> Any:
             if self.dropped is not None:  # a dropped node is out of the pipeline: proceed
                 return None
@@ -158,6 +160,7 @@ class NodeClient:
         return hook
 
     def _observer(self) -> Callable[..., Coroutine[Any, Any, None]]:
+        @host_side
         async def observe(event: Event, _ctx: object = None) -> None:
             if self.dropped is None:
                 await self._call(protocol.EVENT_DELIVER, encode_event(event), timeout=TOOL_TIMEOUT)

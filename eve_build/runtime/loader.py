@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
-RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT")
+RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT", "EVE_TURN_TIMEOUT")
 """The environment variables of eve_build.settings the runtime reads, checked at load."""
 
 

@@ -124,6 +124,10 @@ class LoopWatch:
             self._handle.cancel()
         self._finish(time.monotonic())
 
+    def held_for(self) -> float:
+        """Seconds since the loop last beat (about INTERVAL at most while it runs)."""
+        return time.monotonic() - self._beat
+
     def status(self) -> dict[str, Any]:
         """`blocked` (always False when the loop itself answers), the count of blocks
         seen, and the last one (handler, where, seconds, when it ended)."""

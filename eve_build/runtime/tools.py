@@ -75,7 +75,7 @@ async def resolve_tool(entry: ToolEntry, pool: WorkerPool) -> list[Tool]:
                            budget=budget)
     if done.ending == "timeout":
         raise ToolCallError(f"resolving the dynamic tool `{entry.name}` did not finish within "
-                            f"{budget:g} s")
+                            f"{budget:g} s ({TIMEOUT_VARIABLE})")
     if done.ending == "raised":
         raise ToolCallError(f"resolving the dynamic tool `{entry.name}` raised "
                             f"{describe_exception(_error(done))}")
@@ -134,9 +134,10 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
     budget = derive_timeout(tool)
     done = await run_bound(tool.execute, (model, context), binding=entry.binding, pool=pool,
                            budget=budget)
-    if done.ending == "timeout":
+    if done.ending == "timeout":  # the variable is named when it set the budget
+        via = f"{TIMEOUT_VARIABLE}; " if tool.timeout is None else ""
         raise ToolCallError(f"`{entry.name}` did not finish within its {budget:g} s timeout "
-                            "(set `define_tool(timeout=...)` to allow more)")
+                            f"({via}set `define_tool(timeout=...)` to allow more)")
     if done.ending == "raised":
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):

@@ -11,7 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+HOST_SIDE = "__eve_host_side__"
+
+
+def host_side(function: F) -> F:
+    """Mark a coroutine function the host made itself (a proxy to a node or to an MCP
+    connection): it never blocks its loop and may hold objects of the host's loop, so
+    the host runs it on its own loop, not on the user loop of user coroutines
+    (eve_build.runtime.userloop). Not for extension code."""
+    setattr(function, HOST_SIDE, True)
+    return function
 
 
 class UnboundError(RuntimeError):

@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from eve_build._version import __version__
 from eve_build.runtime.loopwatch import LoopWatch
+from eve_build.runtime.userloop import merge_status, user_loop_status
 from eve_build.serve.admission import (
     Admission,
     AdmissionPolicy,
@@ -130,7 +131,9 @@ def build_app(
             "status": "ok", "generation": current.number, "eveBuild": __version__,
             "channels": [f"{c.method} {c.route}" for c in current.channels],
             "schedules": [s.name for s in current.schedules],
-            "loop": watches[-1].status() if watches else IDLE_LOOP,
+            # the serving loop and the user loops where async user code runs
+            "loop": merge_status(watches[-1].status(), user_loop_status()) if watches
+            else IDLE_LOOP,
         })
 
     async def ready(_request: Request) -> JSONResponse:

@@ -12,12 +12,10 @@ Content-Type says it is something else).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -28,10 +26,9 @@ from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.loopwatch import LABELS
 from eve_build.runtime.workers import WorkerPool
-from eve_build.sdk.binding import ToolContext, bind
+from eve_build.sdk.binding import ToolContext
 from eve_build.serve.answers import error_response
 from eve_build.serve.contributions import BoundContribution, describe_error
-from eve_build.serve.deadlines import shared_deadlines
 from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
@@ -59,11 +56,6 @@ class ChannelEndpoint:
     agent: Agent
     pool: WorkerPool
     timeout: float = CHANNEL_TIMEOUT
-    is_async: bool = field(init=False)
-
-    def __post_init__(self) -> None:  # a channel is on the hot path: decided once
-        object.__setattr__(self, "is_async",
-                           inspect.iscoroutinefunction(self.channel.definition.handle))
 
     @property
     def route(self) -> str:
@@ -110,11 +102,10 @@ class ChannelEndpoint:
                                   channel=self.channel.name)
         handle = self.channel.definition.handle
         context = ToolContext(name=self.channel.name, namespace=self.channel.item.mount)
-        if self.is_async:
-            done = await self._await(handle, request, context)
-        else:  # on a worker thread, so a blocking handler never stalls the server
-            done = await run_bound(handle, (request, context), binding=self.channel.binding,
-                                   pool=self.pool, budget=self.timeout)
+        # a sync handler on a worker thread, an async one on the user loop: a handler that
+        # blocks (even its event loop) never stalls the server, and the timeout holds
+        done = await run_bound(handle, (request, context), binding=self.channel.binding,
+                               pool=self.pool, budget=self.timeout)
         try:
             return derive_response(self._value(done))
         except RequestBodyError as exc:
@@ -133,32 +124,6 @@ class ChannelEndpoint:
             log_fault(self.describe(), 500, exc.code, str(exc), exc.error)
             return fault_response(exc.code, f"the channel `{self.channel.name}` failed",
                                   channel=self.channel.name)
-
-    async def _await(self, handle: Callable[..., Any], request: ChannelRequest,
-                     context: ToolContext) -> HandlerRun:
-        """An async handler, awaited in the request's own task under the timeout.
-
-        Cheaper than a task of its own (run_bound) and than `asyncio.timeout`: a
-        channel is on the hot path. A handler that swallows its cancellation holds
-        only its own request.
-        """
-        started = time.perf_counter()
-        deadlines = shared_deadlines()
-        task = deadlines.start(self.timeout)
-        try:
-            with bind(self.channel.binding):
-                value = await handle(request, context)
-        except asyncio.CancelledError:
-            if deadlines.finish(task):
-                return HandlerRun("timeout", time.perf_counter() - started)
-            raise
-        except Exception as exc:  # user code may raise anything
-            return HandlerRun("raised", time.perf_counter() - started, error=exc)
-        finally:
-            timed_out = deadlines.finish(task)
-        if timed_out:  # it swallowed the cancellation, then answered too late
-            return HandlerRun("timeout", time.perf_counter() - started)
-        return HandlerRun("returned", time.perf_counter() - started, value=value)
 
     def _value(self, done: HandlerRun) -> Any:
         if done.ending == "timeout":

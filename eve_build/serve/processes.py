@@ -8,6 +8,12 @@ connection to the store and serves until SIGTERM. SIGTERM or SIGINT to the paren
 stops every worker gracefully (requests in flight finish, up to GRACEFUL_SECONDS); a
 worker that dies is replaced. What a worker committed is in the store, so a worker
 killed with SIGKILL mid-request loses only that request.
+
+Workers never outlive the parent: each binds itself to it with the build workers'
+lifeline (eve_build.engine.lifeline: the kernel's parent-death SIGKILL on Linux, and a
+thread that watches the parent pid), so a parent killed with SIGKILL leaves no worker
+serving on the port. N is at most MAX_WORKERS (4 per CPU core), and a SIGINT or SIGTERM
+that arrives while the workers are being started stops the starting at once.
 """
 
 from __future__ import annotations
@@ -22,9 +28,24 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from uvicorn.supervisors.multiprocess import Multiprocess
 
 WORKER_ENV = "EVE_SERVE_WORKER"
 FACTORY = "eve_build.serve.processes:create_worker_app"
+WORKERS_PER_CORE = 4
+MAX_WORKERS = WORKERS_PER_CORE * (os.cpu_count() or 1)
+"""The most workers `eve serve --workers` starts (docs/deploying.md)."""
+
+
+def check_workers(workers: int) -> None:
+    """Raise the usage error (exit 2) for a count of workers past MAX_WORKERS."""
+    from eve_build.serve.errors import serve_error
+
+    if workers > MAX_WORKERS:
+        raise serve_error("serve/workers-invalid", f"--workers {workers} is more than the "
+                          f"maximum of {MAX_WORKERS} ({WORKERS_PER_CORE} per CPU core on "
+                          "this machine)", f"pass `--workers {MAX_WORKERS}` or fewer, or run "
+                          "more replicas on one store (docs/deploying.md)", usage=True)
 
 
 @dataclass(frozen=True)
@@ -40,16 +61,20 @@ class WorkerOptions:
     max_body: int | None = None  # None: the app's default (eve_build.serve.barrier)
     allow_hosts: list[str] = field(default_factory=list)  # `--allow-host`
     allow_origins: list[str] = field(default_factory=list)  # `--allow-origin`
+    parent: int | None = None  # the supervisor's pid: a worker dies with it
 
 
 def create_worker_app() -> Starlette:
     """The uvicorn factory each worker calls: the served app on its own store connection."""
+    from eve_build.engine.lifeline import bind_to_parent
     from eve_build.serve.admission import derive_admission
     from eve_build.serve.durable import open_served_store
     from eve_build.serve.server import build_served_app
 
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
+    if options.parent is not None:
+        bind_to_parent(options.parent)  # the parent's SIGKILL must not leave us serving
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     root = Path(options.root)
     admission = derive_admission(options.address, allow_hosts=options.allow_hosts,
                                  allow_origins=options.allow_origins, environ=os.environ)
@@ -83,11 +108,36 @@ def run_workers(sock: socket.socket, workers: int, options: WorkerOptions,
                 **config: Any) -> str | None:
     """Supervise `workers` processes serving on `sock` until SIGINT/SIGTERM; the signal."""
     import uvicorn
-    from uvicorn.supervisors.multiprocess import Multiprocess
 
+    check_workers(workers)
+    os.environ[WORKER_ENV] = json.dumps(asdict(options) | {"parent": os.getpid()})
+    settings = uvicorn.Config(FACTORY, factory=True, workers=workers, lifespan="on",
+                              log_config=None, **config)
     caught: list[str] = []
+    supervisor_type(caught)(settings, sockets=[sock]).run()
+    return caught[-1] if caught else None
+
+
+def supervisor_type(caught: list[str]) -> type[Multiprocess]:
+    """uvicorn's supervisor, recording the stopping signal in `caught`, checking for one
+    before each worker it starts, and never growing past MAX_WORKERS."""
+    from uvicorn.supervisors.multiprocess import Multiprocess, Process
 
     class Supervisor(Multiprocess):
+        def init_processes(self) -> None:
+            """Start the workers one by one; a SIGINT/SIGTERM stops the starting (uvicorn
+            would only look at its signals once every worker is started)."""
+            for _ in range(self.processes_num):
+                if _stop_queued(self.signal_queue):
+                    return
+                process = Process(self.config, self.sockets)
+                process.start()
+                self.processes.append(process)
+
+        def handle_ttin(self) -> None:  # SIGTTIN adds a worker: never past the maximum
+            if self.processes_num < MAX_WORKERS:
+                super().handle_ttin()
+
         def handle_int(self) -> None:
             caught.append("SIGINT")
             super().handle_int()
@@ -96,8 +146,11 @@ def run_workers(sock: socket.socket, workers: int, options: WorkerOptions,
             caught.append("SIGTERM")
             super().handle_term()
 
-    os.environ[WORKER_ENV] = json.dumps(asdict(options))
-    settings = uvicorn.Config(FACTORY, factory=True, workers=workers, lifespan="on",
-                              log_config=None, **config)
-    Supervisor(settings, sockets=[sock]).run()
-    return caught[-1] if caught else None
+    return Supervisor
+
+
+def _stop_queued(queue: list[int]) -> bool:
+    """Whether a SIGINT or SIGTERM waits in uvicorn's signal queue."""
+    import signal
+
+    return signal.SIGINT in queue or signal.SIGTERM in queue

@@ -98,6 +98,10 @@ def run_server(
 
     admission = derive_admission(host, allow_hosts=allow_hosts, allow_origins=allow_origins,
                                  environ=os.environ)  # a bad value stops it before binding
+    if workers > 1:
+        from eve_build.serve.processes import check_workers
+
+        check_workers(workers)  # before anything binds or loads
     sock = bind_socket(host, port)
     try:
         bound = sock.getsockname()

@@ -12,9 +12,9 @@ tool that asks (`always()`, `once()`) is refused with that reason. Errors are th
 shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
 that is not the JSON asked for (nested too deeply, a lone surrogate in `text`, a
 `model` that names no model), 404 an unknown session, 409 a session with a message in
-progress, 502 the model failed, 503 (with `Retry-After`) the session store is
-unavailable (unreachable, replaced), 500 the session cannot start (no model, no key, the
-extra missing). Which requests reach these routes is eve_build.serve.admission's.
+progress, 502 the model failed, 504 the message passed EVE_TURN_TIMEOUT, 503 (with
+`Retry-After`) the session store is unavailable (unreachable, replaced), 500 the
+session cannot start (no model, no key, the extra missing). Which requests reach these routes is eve_build.serve.admission's.
 
 The store owns every session (eve_build.session.claims): a message first claims its
 session in the store (409 `session/busy` while any process on the store runs a turn of
@@ -22,6 +22,8 @@ it, JSON and streamed requests alike: the claim is taken before the response sta
 and its turn starts from the store's last committed turn. The sessions a process keeps
 opened are only a cache of at most OPEN_SESSIONS, used when it is at that turn and
 otherwise reopened from the store; the least recently used beyond the bound is dropped.
+A client that hangs up (JSON or SSE) cancels its message: nothing of it is committed,
+its claim is released and the session takes the next one at once.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -46,6 +48,7 @@ from eve_build.session.problems import RETRY_AFTER, StoreUnavailable
 from eve_build.session.storage import Storage
 from eve_build.session.transcript import SessionEvent
 
+T = TypeVar("T")
 SESSIONS_PATH = "/.eve/v1/sessions"
 MODEL_FAILURES = ("session/model-unreachable", "session/model-auth", "session/model-rate-limited",
                   "session/model-http-error", "session/model-timeout", "session/model-failed",
@@ -59,7 +62,8 @@ def _describe(exc: EveBuildError) -> tuple[int, dict[str, Any]]:
     first = exc.diagnostics[0] if isinstance(exc, DiagnosticsError) and exc.diagnostics else None
     code = first.code if first is not None else "session/failed"
     status = 404 if code == "session/id-unknown" else 502 if code in MODEL_FAILURES \
-        else 409 if code in CONFLICTS else 503 if isinstance(exc, StoreUnavailable) else 500
+        else 409 if code in CONFLICTS else 503 if isinstance(exc, StoreUnavailable) \
+        else 504 if code == "session/turn-timeout" else 500
     return status, error_body(code, first.message if first else exc.message,
                               first.hint if first else exc.hint)
 
@@ -178,9 +182,12 @@ class SessionRoutes:
             task.add_done_callback(lambda t: _ended(t, queue))
             return StreamingResponse(_stream(task, queue), media_type="text/event-stream")
         try:
-            result = await self._send(session, text, claim, lambda _event: None)
+            result = await _unless_disconnected(request, self._send(
+                session, text, claim, lambda _event: None))
         except EveBuildError as exc:
             return _from_error(exc)
+        if result is None:  # nobody reads this answer
+            return Response(status_code=499)
         return JSONResponse(result.to_json())
 
     def _open(self, session_id: str | None, model: str | None, recorded: str | None) -> Any:
@@ -249,16 +256,44 @@ def _ended(task: asyncio.Future[Any], queue: asyncio.Queue[SessionEvent | None])
 
 async def _stream(task: asyncio.Future[Any], queue: asyncio.Queue[SessionEvent | None]
                   ) -> AsyncIterator[str]:
-    """The turn's events as SSE, then its reply (the turn runs, and commits, even when the
-    client leaves before reading it)."""
-    while (event := await queue.get()) is not None:
-        yield _sse(event.kind, event.data)
+    """The turn's events as SSE, then its reply; a client that hangs up (starlette closes
+    the stream) cancels the turn, which then commits nothing and releases its claim."""
+    try:
+        while (event := await queue.get()) is not None:
+            yield _sse(event.kind, event.data)
+    finally:
+        task.cancel()
     try:
         result = task.result()
     except EveBuildError as exc:
         yield _sse("error", {"status": _describe(exc)[0], **_describe(exc)[1]})
         return
     yield _sse("reply", result.to_json())
+
+
+async def _unless_disconnected(request: Request, work: Coroutine[Any, Any, T]) -> T | None:
+    """`await work`, or None when the client hangs up first: `work` is then cancelled
+    (the body is read, so the next ASGI message is `http.disconnect`)."""
+    task = asyncio.ensure_future(work)
+    hung_up = False
+
+    async def watch() -> None:
+        nonlocal hung_up
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        hung_up = True
+        task.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not hung_up:
+            raise  # the server itself is stopping
+        return None
+    finally:
+        watcher.cancel()
+        task.cancel()
 
 
 def _sse(kind: str, data: Any) -> str:

@@ -8,10 +8,17 @@ A message first goes through `message.received` exactly as `eve message` does (a
 reaches a turn runs on pydantic-ai with the agent's tools (toolset.py), the extra
 tools (extras.py) and `eve prompt`'s instructions, streamed (stream.py). Messages
 that local extensions queue with `ctx.send_user_message` each get a turn after it.
+
+A message has one wall-clock deadline, EVE_TURN_TIMEOUT (TURN_TIMEOUT seconds unless
+set), for everything it starts: hooks, every model request however slowly it streams,
+tool calls, the turns queued after it. Past it the work is cancelled and the message
+fails with `session/turn-timeout`; the session is left as it was before the message
+(history, pending messages), so nothing of it is committed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,6 +36,7 @@ from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import Approver
 from eve_build.runtime.events import emit
 from eve_build.serve.prompt import aassemble_loaded_prompt
+from eve_build.session.errors import session_error
 from eve_build.session.extras import derive_extra_toolset, derive_skill_lines
 from eve_build.session.failures import derive_run_failure
 from eve_build.session.models import (
@@ -41,6 +49,7 @@ from eve_build.session.models import (
 from eve_build.session.stream import StreamRelay
 from eve_build.session.toolset import TOOL_RETRIES, AgentToolset, RunState
 from eve_build.session.transcript import Listener, RunResult, SessionEvent, Usage, ignore
+from eve_build.settings import read_setting
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -48,6 +57,9 @@ if TYPE_CHECKING:
     from eve_build.consumer.compiled import CompiledTree
 
 MAX_REQUESTS = 50
+TURN_TIMEOUT = 600.0
+"""Seconds one message may take, all its turns included (docs/sessions.md)."""
+TURN_TIMEOUT_VARIABLE = "EVE_TURN_TIMEOUT"
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,28 @@ class Session:
 
     async def asend(self, text: str, *, listener: Listener = ignore,
                     approver: Approver | None = None) -> RunResult:
-        """Handle one user message; raises DiagnosticsError when the model fails."""
+        """Handle one user message within EVE_TURN_TIMEOUT; raises DiagnosticsError when
+        the model fails or the deadline passes (the session is then as it was before)."""
+        seconds = read_setting(TURN_TIMEOUT_VARIABLE, self.options.environ, TURN_TIMEOUT)
+        kept = len(self.history), len(self.pending), len(self.custom)
+        deadline = asyncio.timeout(seconds)
+        try:
+            async with deadline:
+                return await self._asend(text, listener, approver)
+        except BaseException as exc:
+            del self.history[kept[0]:], self.pending[kept[1]:], self.custom[kept[2]:]
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                raise session_error(
+                    "session/turn-timeout", f"the message did not finish within "
+                    f"{TURN_TIMEOUT_VARIABLE}={seconds:g} s (its whole deadline: model "
+                    "requests, tool calls and queued turns); it was cancelled and nothing of "
+                    "it was committed", f"allow more with `{TURN_TIMEOUT_VARIABLE}` (seconds, "
+                    f"default {TURN_TIMEOUT:g}), or ask for less", title="the turn failed",
+                ) from None
+            raise
+
+    async def _asend(self, text: str, listener: Listener,
+                     approver: Approver | None) -> RunResult:
         self._state.approver, self._state.listener = approver, listener
         self._state.tool_calls = []
         usage = RunUsage()

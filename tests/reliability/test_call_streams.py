@@ -25,16 +25,15 @@ def test_a_hanging_sync_tool_ends_the_call_with_a_clear_error(agent_root: Path) 
         "`define_tool(timeout=...)` to allow more)\n")
 
 
-def test_an_async_tool_blocking_the_event_loop_is_ended_by_the_watchdog(
-        agent_root: Path) -> None:
+def test_an_async_tool_blocking_the_event_loop_fails_at_its_timeout(agent_root: Path) -> None:
     done = run_eve("call", "blocker", "--json", cwd=agent_root)
     assert done.returncode == 1
-    # the bound: its 0.5 s timeout + one `action.call` handler's 5 s budget + 2 s slack
-    reason = ("`blocker` failed: the call did not end within 7.5 s, the sum of its timeout "
-              "and hook budgets: a tool or hook blocks the event loop (sync code in an "
-              "`async def`?)")
-    assert json.loads(done.stdout) == {"status": "failed", "error": reason}
-    assert done.stderr.decode() == f"error: {reason}\n"
+    # it blocks the user loop, not the host's: its own 0.5 s timeout holds
+    reason = ("`blocker` did not finish within its 0.5 s timeout (set "
+              "`define_tool(timeout=...)` to allow more)")
+    payload = json.loads(done.stdout)
+    assert (payload["status"], payload["error"]["message"]) == ("failed", reason)
+    assert done.stderr.decode() == f"error: `blocker` failed: {reason}\n"
 
 
 def test_an_async_tool_raising_cancelled_error_ends_the_call(agent_root: Path) -> None:

@@ -59,8 +59,8 @@ def test_tools_without_a_timeout_get_the_default_or_the_variable(
     with load_agent(agent_root, environ={}) as agent:
         result = agent.call_tool("hang_default")
     assert (result.status, result.error) == (
-        "failed", "`hang_default` did not finish within its 0.3 s timeout (set "
-        "`define_tool(timeout=...)` to allow more)")
+        "failed", "`hang_default` did not finish within its 0.3 s timeout (EVE_TOOL_TIMEOUT; "
+        "set `define_tool(timeout=...)` to allow more)")
 
 
 def test_an_exception_whose_str_raises_still_fails_the_call(agent: Agent) -> None:

@@ -3,9 +3,12 @@ graceful SIGTERM; `--no-schedules`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from eve_build.session.store import open_session_store
+from tests.conftest import REPO
 from tests.session.servers import find_workers, start_cli, start_replica, stopping
 from tests.session.test_replicas import _hammer
 
@@ -88,3 +92,78 @@ def test_no_schedules_leaves_due_times_alone(counter_root: Path, tmp_path: Path)
     assert opened.schedule_runs("project/demo-agent").last_runs() == {}
     assert "ticks" not in opened.state_scope("project/demo-agent").read_all()
     opened.close()
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has ended (a zombie nobody reaps counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] == "Z"
+
+
+def _refuses(url: str) -> bool:
+    try:
+        httpx.get(f"{url}/.eve/health", timeout=5)
+    except httpx.ConnectError:
+        return True
+    except httpx.TransportError:
+        return False
+    return False
+
+
+def test_workers_end_with_a_parent_killed_with_sigkill(counter_root: Path,
+                                                       tmp_path: Path) -> None:
+    server = start_cli(counter_root, str(tmp_path / "orphans.sqlite3"), "--workers", "2",
+                       "--no-schedules")
+    with stopping(server):
+        workers = _wait_for_workers(server.process.pid, 2)
+        try:
+            server.process.kill()
+            server.process.wait(timeout=20)
+            deadline = time.monotonic() + 60
+            while not (all(_gone(pid) for pid in workers) and _refuses(server.url)):
+                assert time.monotonic() < deadline, "the workers went on serving"
+                time.sleep(0.1)
+        finally:
+            for pid in workers:
+                if not _gone(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def test_workers_past_the_maximum_are_a_usage_error(counter_root: Path) -> None:
+    from eve_build.serve.processes import MAX_WORKERS
+
+    done = subprocess.run([sys.executable, "-m", "eve_build", "serve", "--path",
+                           str(counter_root), "--port", "0", "--workers",
+                           str(MAX_WORKERS + 1)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2, done.stderr
+    assert "serve/workers-invalid" in done.stderr
+    assert f"maximum of {MAX_WORKERS}" in done.stderr
+    assert "serving on" not in done.stdout
+
+
+def test_a_signal_while_starting_workers_stops_the_starting() -> None:
+    import uvicorn
+
+    from eve_build.serve.processes import supervisor_type
+
+    saved = {number: signal.getsignal(number) for number in signal.Signals}
+    caught: list[str] = []
+    try:
+        supervisor = supervisor_type(caught)(
+            uvicorn.Config("eve_build.serve.processes:create_worker_app", workers=3),
+            sockets=[])
+        supervisor.signal_queue.append(signal.SIGINT)
+        supervisor.init_processes()
+        assert supervisor.processes == []
+        supervisor.handle_signals()
+        assert caught == ["SIGINT"]
+        assert supervisor.should_exit.is_set()
+    finally:
+        for number, handler in saved.items():
+            if handler is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    signal.signal(number, handler)

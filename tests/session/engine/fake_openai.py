@@ -3,12 +3,13 @@
 `POST /_script` with a list of steps sets what the next requests get, one step per
 `POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
 streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
-`{"hang": seconds}`, `{"gate": true}` (held until the test sets `script.gate`, then
-the default) or `{"echo": true}` (the text is the request's user messages joined with
+`{"hang": seconds}`, `{"drip": seconds}` (a stream of one token every that many
+seconds, forever: only a deadline for the whole turn ends it), `{"gate": true}` (held
+until the test sets `script.gate`, then the default) or `{"echo": true}` (the text is the request's user messages joined with
 `|`); `{"status": 500, "reflect": true}` answers with the request's `Authorization`
 header in the error body (a proxy that echoes it); `{"raw": {...}}` answers that JSON
-(a broken provider). With no step left the answer is `script.default` (the text `done` unless a test
-sets it). `GET /_requests` returns every request body received, in order.
+(a broken provider). With no step left the answer is `script.default` (the text
+`done` unless a test sets it). `GET /_requests` returns every request body received, in order.
 """
 
 from __future__ import annotations
@@ -113,6 +114,9 @@ async def _chunks(model: str, step: dict[str, Any]) -> AsyncIterator[str]:
         return f"data: {json.dumps(data)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
+    while "drip" in step:
+        yield chunk({"content": "."})
+        await asyncio.sleep(float(step["drip"]))
     for word in (step.get("text") or "").split(" ") if step.get("text") else []:
         yield chunk({"content": word + " "})
         await asyncio.sleep(float(step.get("pause", 0)))

@@ -202,3 +202,73 @@ def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(
     assert "warning session/input-invalid:" in stderr, stderr
     assert [m["messages"][-1]["content"] for m in fake[1].requests] == ["one", "two"]
     assert b"first" in done.stdout and b"second" in done.stdout
+
+
+def test_a_model_that_streams_forever_is_cut_off_at_the_turn_deadline(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    session = _first_session(app, model_env, fake[1])
+    kept = _messages(app, session)
+    fake[1].steps = [{"drip": 0.2}]  # one token every 0.2 s: no read ever times out
+    env = {**model_env, "EVE_TURN_TIMEOUT": "2"}
+    done = eve(app, env, "run", "go on", "--model", MODEL, "--session", session)
+
+    _fails(done, "session/turn-timeout", "EVE_TURN_TIMEOUT=2 s", "nothing of it was committed")
+    assert _messages(app, session) == kept  # the cancelled message left nothing behind
+    fake[1].steps = [{"text": "fine"}]
+    again = eve(app, env, "run", "again", "--model", MODEL, "--session", session, "--json")
+    assert again.returncode == 0, again.stderr
+    assert "go on" not in json.dumps(fake[1].requests[-1]["messages"])
+
+
+def test_an_invalid_turn_timeout_is_refused(app: Path, model_env: dict[str, str]) -> None:
+    done = eve(app, {**model_env, "EVE_TURN_TIMEOUT": "nan"}, "run", "hi", "--model", MODEL)
+    _fails(done, "setting/value-invalid", "EVE_TURN_TIMEOUT")
+
+
+def test_eve_chat_holds_the_turn_deadline(app: Path, model_env: dict[str, str],
+                                          fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"drip": 0.2}]
+    done = subprocess.run([sys.executable, "-m", "eve_build", "chat", "--model", MODEL,
+                           "--path", str(app)], input="go on\n", capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**model_env, "EVE_TURN_TIMEOUT": "2"})
+    _fails(done, "session/turn-timeout", "EVE_TURN_TIMEOUT=2 s")
+
+
+STALL = '''\
+import time
+
+from pydantic import BaseModel
+
+from eve_build.sdk import Spec, define_tool
+
+
+class Nothing(BaseModel):
+    pass
+
+
+async def stall(input, ctx):
+    time.sleep(3600)  # sync sleep inside async def: its event loop is held
+
+
+def setup(ctx):
+    return Spec(tools={"stall": define_tool(description="Blocks.", input=Nothing,
+                                            execute=stall)})
+'''
+
+
+def test_a_tool_blocking_its_event_loop_is_cut_off_at_its_timeout(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    (app / "ext/stall.py").write_text(STALL)
+    fake[1].steps = [{"tools": [{"name": "stall", "arguments": {}}]}, {"text": "it stalled"}]
+    done = subprocess.run([sys.executable, "-m", "eve_build", "run", "stall", "--model", MODEL,
+                           "--json", "--path", str(app), "-e", str(app / "ext/stall.py")],
+                          env={**model_env, "EVE_TOOL_TIMEOUT": "1"}, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr
+    call = json.loads(done.stdout)["toolCalls"][0]
+    assert call["name"] == "stall" and call["status"] == "failed"
+    assert "within its 1 s timeout (EVE_TOOL_TIMEOUT;" in call["reason"]
+    assert "within its 1 s timeout" in fake[1].requests[1]["messages"][-1]["content"]
+    assert json.loads(done.stdout)["reply"].strip() == "it stalled"

@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,6 +26,13 @@ TIMEOUT = 60.0
 
 @pytest.fixture
 def served(app: Path, model_env: dict[str, str]) -> Iterator[str]:
+    with serving(app, model_env) as url:
+        yield url
+
+
+@contextmanager
+def serving(app: Path, model_env: dict[str, str]) -> Iterator[str]:
+    """A real `eve serve` of `app` (the scripted model), stopped with SIGTERM after."""
     env = {**model_env, "EVE_MODEL": "openai-chat:scripted"}
     process = subprocess.Popen(
         [sys.executable, "-m", "eve_build", "serve", "--path", str(app), "--port",
@@ -111,3 +120,60 @@ def test_http_errors_are_clear_json(served: str, fake: tuple[str, Script]) -> No
     assert failed.status_code == 502
     assert failed.json()["error"]["code"] == "session/model-http-error"
     assert "HTTP 500" in failed.json()["error"]["message"]
+
+
+def _accepted_again(client: httpx.Client, session: str, fake: Script) -> httpx.Response:
+    """The next message to `session`, sent until it is not refused as busy (60 s)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        fake.steps = [{"text": "fine"}]
+        answer = client.post(f"/.eve/v1/sessions/{session}/messages", json={"text": "again"})
+        if answer.status_code != 409 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.2)
+
+
+def test_a_message_past_the_turn_deadline_is_504_and_frees_the_session(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    with serving(app, {**model_env, "EVE_TURN_TIMEOUT": "2"}) as url, \
+            httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+        session = client.post("/.eve/v1/sessions").json()["id"]
+        fake[1].steps = [{"drip": 0.2}]
+        late = client.post(f"/.eve/v1/sessions/{session}/messages", json={"text": "go on"})
+        assert late.status_code == 504, late.text
+        assert late.json()["error"]["code"] == "session/turn-timeout"
+        assert "EVE_TURN_TIMEOUT" in late.json()["error"]["message"]
+
+        fake[1].steps = [{"drip": 0.2}]
+        streamed = client.post(f"/.eve/v1/sessions/{session}/messages",
+                               json={"text": "go on"}, headers={"Accept": "text/event-stream"})
+        kind, data = _events(streamed.text)[-1]
+        assert kind == "error" and data["status"] == 504, streamed.text
+        assert data["error"]["code"] == "session/turn-timeout"
+
+        again = _accepted_again(client, session, fake[1])
+        assert again.status_code == 200, again.text
+        assert "go on" not in json.dumps(fake[1].requests[-1]["messages"])
+
+
+def test_a_client_that_hangs_up_cancels_its_message(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    with serving(app, model_env) as url, httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+        session = client.post("/.eve/v1/sessions").json()["id"]
+
+        fake[1].steps = [{"drip": 0.2}]  # streams until someone stops it (600 s deadline)
+        with pytest.raises(httpx.ReadTimeout):  # JSON: the client gives up and closes
+            httpx.post(f"{url}/.eve/v1/sessions/{session}/messages", json={"text": "go on"},
+                       timeout=httpx.Timeout(TIMEOUT, read=2.0))
+        assert _accepted_again(client, session, fake[1]).status_code == 200
+
+        fake[1].steps = [{"drip": 0.2}]
+        with client.stream("POST", f"/.eve/v1/sessions/{session}/messages",
+                           json={"text": "go on"},
+                           headers={"Accept": "text/event-stream"}) as stream:
+            for line in stream.iter_lines():  # SSE: hang up after the first token
+                if line == "event: token":
+                    break
+        again = _accepted_again(client, session, fake[1])
+        assert again.status_code == 200, again.text
+        assert "go on" not in json.dumps(fake[1].requests[-1]["messages"])
