@@ -14,7 +14,8 @@ that is not the JSON asked for (nested too deeply, a lone surrogate in `text`, a
 `model` that names no model), 404 an unknown session, 409 a session with a message in
 progress, 502 the model failed, 504 the message passed EVE_TURN_TIMEOUT, 503 (with
 `Retry-After`) the session store is unavailable (unreachable, replaced), 500 the
-session cannot start (no model, no key, the extra missing). Which requests reach these routes is eve_build.serve.admission's.
+session cannot start (no model, no key, the extra missing). Which requests reach these
+routes is eve_build.serve.admission's.
 
 The store owns every session (eve_build.session.claims): a message first claims its
 session in the store (409 `session/busy` while any process on the store runs a turn of
