@@ -6,8 +6,8 @@ streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
 `{"hang": seconds}`, `{"drip": seconds}` (a stream of one token every that many
 seconds, forever: only a deadline for the whole turn ends it), `{"gate": true}` (held
 until the test sets `script.gate`, then the default) or `{"echo": true}` (the text is
-the request's user messages joined with `|`); `{"status": 500, "reflect": true}` answers with the request's `Authorization`
-header in the error body (a proxy that echoes it); `{"raw": {...}}` answers that JSON
+the request's user messages joined with `|`); `{"status": 500, "reflect": true}`
+answers with the request's `Authorization` header in the error body (a proxy that echoes it); `{"raw": {...}}` answers that JSON
 (a broken provider). With no step left the answer is `script.default` (the text
 `done` unless a test sets it). `GET /_requests` returns every request body received, in order.
 """
