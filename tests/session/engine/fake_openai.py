@@ -1,15 +1,16 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for the tests.
 
-`POST /_script` with a list of steps sets what the next requests get, one step per
-`POST /v1/chat/completions`: `{"text": "..."}` (streamed in words when the request
-streams), `{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or
-`{"hang": seconds}`, `{"drip": seconds}` (a stream of one token every that many
-seconds, forever: only a deadline for the whole turn ends it), `{"gate": true}` (held
-until the test sets `script.gate`, then the default) or `{"echo": true}` (the text is
-the request's user messages joined with `|`); `{"status": 500, "reflect": true}`
-answers with the request's `Authorization` header in the error body (a proxy that echoes it); `{"raw": {...}}` answers that JSON
-(a broken provider). With no step left the answer is `script.default` (the text
-`done` unless a test sets it). `GET /_requests` returns every request body received, in order.
+`POST /_script` with a list of steps sets what the next requests get, one step per `POST
+/v1/chat/completions`: `{"text": "..."}` (streamed in words when the request streams),
+`{"tools": [{"name": ..., "arguments": {...}}]}`, `{"status": 401}` or `{"hang":
+seconds}`, `{"drip": seconds}` (a stream of one token every that many seconds, forever:
+only a deadline for the whole turn ends it), `{"gate": true}` (held until the test sets
+`script.gate`, then the default) or `{"echo": true}` (the text is the request's user
+messages joined with `|`); `{"status": 500, "reflect": true}` answers with the request's
+`Authorization` header in the error body (a proxy that echoes it); `{"raw": {...}}`
+answers that JSON (a broken provider). With no step left the answer is `script.default`
+(the text `done` unless a test sets it). `GET /_requests` returns every request body
+received, in order.
 """
 
 from __future__ import annotations
