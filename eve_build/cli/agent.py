@@ -63,7 +63,7 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
 
 def _print_plan(path: Path, json_output: bool) -> None:
-    from eve_build.engine.plan import derive_plan
+    from eve_build.consumer.plan import derive_plan
 
     data = run_core(lambda: derive_plan(path), json_output=json_output)
     if json_output:

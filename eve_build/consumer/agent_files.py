@@ -14,7 +14,6 @@ from typing import Any
 
 from eve_build import slots
 from eve_build.consumer.app import App
-from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.consumer.mounts import MountSite
 from eve_build.consumer.override_files import load_root_overrides, load_subagent_override
 from eve_build.consumer.overrides import (
@@ -24,6 +23,7 @@ from eve_build.consumer.overrides import (
 )
 from eve_build.consumer.resolve import dotted, read_instructions
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.formats.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.load import checks
 from eve_build.load.checks import Where
 from eve_build.load.contributions import check_contributions

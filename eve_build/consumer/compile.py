@@ -17,7 +17,6 @@ from pathlib import Path
 from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
 from eve_build.consumer.app import App, locate_app
 from eve_build.consumer.assemble import assemble_agent, derive_sys_path
-from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.consumer.evaluate import evaluate_mounts
 from eve_build.consumer.imports import loading_environment
 from eve_build.consumer.members import MemberStatus, prepare_members
@@ -31,6 +30,7 @@ from eve_build.consumer.sources import (
 from eve_build.consumer.workspace import locate_workspace
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.consumer import ImportJob, import_in_worker
+from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.naming import TOOL_NAME_LIMIT
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source

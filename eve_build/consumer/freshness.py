@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 from eve_build._version import __version__
-from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
+from eve_build.formats.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.project.pyproject import PYPROJECT, ExtensionProject
 from eve_build.source.discover import discover_source

@@ -15,12 +15,12 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from eve_build.consumer.compiled import COMPILED_PATH, CompiledMount
 from eve_build.consumer.freshness import is_up_to_date
 from eve_build.consumer.packages import try_locate_package
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
-from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
+from eve_build.formats.compiled import COMPILED_PATH, CompiledMount
+from eve_build.formats.manifest import ManifestError, derive_manifest_path, read_manifest
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.userfile import read_user_bytes
 
@@ -83,7 +83,7 @@ def try_derive_change(mount: CompiledMount, paths: Sequence[str]) -> Diagnostic 
 def is_source_edited(package_dir: Path) -> bool:
     """A source-backed package (workspace member, path or editable install) whose source no
     longer matches its built output (`eve build` would rebuild it)."""
-    from eve_build.extension_build import locate_extension_project
+    from eve_build.extension.build import locate_extension_project
     from eve_build.project.roots import has_extension_table, locate_extension_root
 
     root = locate_extension_root(package_dir)

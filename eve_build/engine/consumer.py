@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.engine.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
 from eve_build.engine.workers import run_jobs
+from eve_build.project.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
 
 if TYPE_CHECKING:
     from eve_build.consumer.agent_files import DirectoryMount
     from eve_build.consumer.app import App
-    from eve_build.consumer.compiled import CompiledAgent
     from eve_build.consumer.mounts import MountSite
     from eve_build.consumer.packages import LocatedMount
+    from eve_build.formats.compiled import CompiledAgent
     from eve_build.source.layout import AgentTree
 
 
@@ -47,7 +47,7 @@ def _run(job: ImportJob) -> dict[str, Any]:
 
 def import_in_worker(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:
     """`import_and_assemble(job)` in a worker; a hang or crash is a diagnostic."""
-    from eve_build.consumer.compiled import CompiledAgent
+    from eve_build.formats.compiled import CompiledAgent
 
     budget, found = read_import_timeout(DEFAULT_IMPORT_TIMEOUT)
     if found:

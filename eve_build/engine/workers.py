@@ -33,8 +33,9 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine import lifeline, progress
+from eve_build.engine import lifeline
 from eve_build.engine.zygote import WarmWorker, Zygote
+from eve_build.load import progress
 
 Target = Callable[[Any], Any]
 START_SECONDS = 60.0

@@ -16,9 +16,9 @@ from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
+from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.local_methods import LocalMethods

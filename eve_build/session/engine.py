@@ -45,7 +45,7 @@ from eve_build.session.transcript import Listener, RunResult, SessionEvent, Usag
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from eve_build.consumer.compiled import CompiledTree
+    from eve_build.formats.compiled import CompiledTree
 
 MAX_REQUESTS = 50
 

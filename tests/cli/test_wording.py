@@ -90,7 +90,7 @@ def test_an_output_model_mismatch_is_not_labelled_arguments(tmp_path: Path) -> N
 
 
 def test_a_dynamic_version_is_diagnosed_as_such(copy_fixture: Callable[[str], Path]) -> None:
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     root = copy_fixture("extensions/gizmo")
     pyproject = root / "pyproject.toml"
