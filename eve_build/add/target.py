@@ -54,7 +54,7 @@ def derive_candidate(target: str, app_root: Path, environment: ProjectEnvironmen
 
 
 def _wheel(target: str, path: Path) -> Candidate:
-    from eve_build.extension.pack import read_wheel_summary
+    from eve_build.hatch.pack import read_wheel_summary
 
     if not path.is_file():
         raise _fail("add/target-not-found", target, f"`{target}` does not exist",

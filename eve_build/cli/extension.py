@@ -104,7 +104,7 @@ def pack(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build the sdist and wheel with `python -m build` and summarise the wheel."""
-    from eve_build.extension.pack import pack_extension
+    from eve_build.hatch.pack import pack_extension
 
     if not json_output:
         note(f"Packing `{path.resolve().name}` with `python -m build`...")

@@ -5,7 +5,7 @@
 - `guards`: what a build may replace, checked before the output is written.
 - `shipping`: the output about to be packed is exactly what its build wrote.
 
-Build side (layer 4): may import the engine, output, hatch's selection, the authored
+Build side (layer 4): may import the engine, output, the authored
 layer (project, source, load), formats and the foundation; never the run side
 (runtime, local, node, connections) or anything above.
 """

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.errors import EveBuildError
-from eve_build.extension.pack import (
+from eve_build.hatch.pack import (
     ISOLATED_HINT,
     derive_build_command,
     pack_extension,
