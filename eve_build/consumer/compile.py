@@ -13,6 +13,7 @@ import contextlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
 from eve_build.consumer.app import App, locate_app
@@ -114,11 +115,18 @@ def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledA
     if collected.has_errors:
         return None  # compatibility before code: nothing was imported
     compiled, found = import_in_worker(
-        ImportJob(app, layout.tree, directories, sites, located, outputs))
+        ImportJob(app, layout.tree, directories, sites, located, outputs), run_import_job)
     collected.extend(found)
     if compiled is not None:
         collected.extend(find_long_tool_names(compiled))
     return None if collected.errors else compiled
+
+
+def run_import_job(job: ImportJob) -> dict[str, Any]:
+    """`import_and_assemble(job)` as JSON, in the worker `import_in_worker` starts."""
+    compiled, found = import_and_assemble(job)
+    return {"compiled": compiled.model_dump(by_alias=True) if compiled is not None else None,
+            "diagnostics": [d.to_json() for d in found]}
 
 
 def import_and_assemble(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:

@@ -8,6 +8,7 @@ hang, `os._exit` or a crash at import becomes a diagnostic naming the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,22 +38,19 @@ class ImportJob:
     outputs: list[Path]
 
 
-def _run(job: ImportJob) -> dict[str, Any]:
-    from eve_build.consumer.compile import import_and_assemble
+def import_in_worker(job: ImportJob, run: Callable[[ImportJob], dict[str, Any]]
+                     ) -> tuple[CompiledAgent | None, list[Diagnostic]]:
+    """`run(job)` in a worker; a hang or crash is a diagnostic.
 
-    compiled, found = import_and_assemble(job)
-    return {"compiled": compiled.model_dump(by_alias=True) if compiled is not None else None,
-            "diagnostics": [d.to_json() for d in found]}
-
-
-def import_in_worker(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:
-    """`import_and_assemble(job)` in a worker; a hang or crash is a diagnostic."""
+    `run` (`consumer.compile.run_import_job`, a module-level function the worker imports
+    by name) returns `{"compiled": <JSON or None>, "diagnostics": [...]}`; it is passed
+    in so that the engine never imports the consumer."""
     from eve_build.formats.compiled import CompiledAgent
 
     budget, found = read_import_timeout(DEFAULT_IMPORT_TIMEOUT)
     if found:
         return None, found
-    [outcome] = run_jobs(_run, [job], budget=budget)
+    [outcome] = run_jobs(run, [job], budget=budget)
     found = list(outcome.found)
     if outcome.failure is not None:
         return None, [*found, outcome.failure]
