@@ -113,8 +113,7 @@ class LocalMethods:
     def _missing_tool(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
         """The ToolNotFoundError for `name`: a node's tool names the node and its start."""
         from eve_build.naming import derive_shown_name
-        from eve_build.runtime.agent import ToolNotFoundError
-        from eve_build.runtime.calls import suggest_tools
+        from eve_build.runtime.calls import ToolNotFoundError, suggest_tools
 
         owner = (self._local.find_tool_owner(name) if self._local is not None and not subagent
                  else None)

@@ -17,7 +17,8 @@ from typing import Any
 from eve_build.consumer.app import try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.states import StoreEntries, StoreStates, derive_scope
-from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore, open_session_store
+from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore
+from eve_build.session.stores import open_session_store
 
 LOCAL_SUFFIX = "#local"
 

@@ -13,18 +13,14 @@ killed with SIGKILL mid-request loses only that request.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from starlette.applications import Starlette
+from typing import Any
 
 WORKER_ENV = "EVE_SERVE_WORKER"
-FACTORY = "eve_build.serve.processes:create_worker_app"
+FACTORY = "eve_build.serve.server:create_worker_app"  # it imports this module
 
 
 @dataclass(frozen=True)
@@ -38,26 +34,6 @@ class WorkerOptions:
     schedules: bool
     approve: bool = False
     max_body: int | None = None  # None: the app's default (eve_build.serve.barrier)
-
-
-def create_worker_app() -> Starlette:
-    """The uvicorn factory each worker calls: the served app on its own store connection."""
-    from eve_build.serve.durable import open_served_store
-    from eve_build.serve.server import build_served_app
-
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
-    root = Path(options.root)
-    store = open_served_store(root)
-    try:
-        return build_served_app(root, options.address, store=store,
-                                channel_timeout=options.channel_timeout,
-                                extensions=[Path(p) for p in options.extensions],
-                                schedules=options.schedules, approve=options.approve,
-                                **({"max_body": options.max_body} if options.max_body else {}))
-    except BaseException:
-        store.close()
-        raise
 
 
 def check_servable(root: Path, extensions: list[Path]) -> None:

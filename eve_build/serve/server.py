@@ -176,3 +176,27 @@ def _quiet_signals(caught: list[str]) -> Iterator[None]:
     finally:
         for number, handler in saved.items():
             signal.signal(number, handler)
+
+
+def create_worker_app() -> Starlette:
+    """The uvicorn factory each worker calls: the served app on its own store connection."""
+    import json
+    import logging
+    import os
+
+    from eve_build.serve.durable import open_served_store
+    from eve_build.serve.processes import WORKER_ENV, WorkerOptions
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
+    root = Path(options.root)
+    store = open_served_store(root)
+    try:
+        return build_served_app(root, options.address, store=store,
+                                channel_timeout=options.channel_timeout,
+                                extensions=[Path(p) for p in options.extensions],
+                                schedules=options.schedules, approve=options.approve,
+                                **({"max_body": options.max_body} if options.max_body else {}))
+    except BaseException:
+        store.close()
+        raise

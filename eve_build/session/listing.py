@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.session.problems import session_unknown
-from eve_build.session.store import SessionRow, open_session_store
+from eve_build.session.store import SessionRow
+from eve_build.session.stores import open_session_store
 
 USAGE_NAMES = {"requests": "requests", "input_tokens": "inputTokens",
                "output_tokens": "outputTokens", "tool_calls": "toolCalls"}

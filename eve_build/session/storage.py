@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.session.errors import session_error
-from eve_build.session.store import SessionStore, TurnRecord, open_session_store
+from eve_build.session.store import SessionStore, TurnRecord
+from eve_build.session.stores import open_session_store
 from eve_build.session.transcript import Usage
 
 

@@ -11,7 +11,7 @@ import httpx
 
 from eve_build.serve import create_app
 from eve_build.session.states import StoreStates, derive_scope
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 
 
 def _requests(root: Path, store_root: Path, calls: list[tuple[str, str]]) -> list[Any]:

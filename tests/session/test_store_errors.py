@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
 from eve_build.errors import DiagnosticsError
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.turns import make_turn
 
 

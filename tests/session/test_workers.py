@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.servers import find_workers, start_cli, start_replica, stopping
 from tests.session.test_replicas import _hammer
 

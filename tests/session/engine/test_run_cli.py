@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.conftest import GOLDEN
 from tests.json_schemas import validate
 from tests.session.engine.conftest import eve as run_eve
