@@ -49,7 +49,7 @@ def describe_connections(app_root: Path, *, probe: bool = False,
 def probe_all(resolved: list[ResolvedConnection], timeout: float,
               ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Probe results by connection key (`name` or `subagent/name`) and their problems."""
-    from eve_build.mcp.sdk import require_sdk
+    from eve_build.connections.sdk import require_sdk
 
     require_sdk("`--probe`")
     from eve_build.connections.probe import probe_connections

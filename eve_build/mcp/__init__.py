@@ -11,6 +11,6 @@ Tools keep their `ns__` names and JSON Schemas, calls go through the same host a
 
 from __future__ import annotations
 
-from eve_build.mcp.sdk import require_sdk
+from eve_build.connections.sdk import require_sdk
 
 __all__ = ["require_sdk"]

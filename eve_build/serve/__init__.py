@@ -32,10 +32,10 @@ def create_app(root: Path | str, *, mcp: bool = False, approve: bool = False,
 
     require_serve_extra()
     if mcp or approve:
-        from eve_build.mcp.sdk import require_sdk
+        from eve_build.connections.sdk import require_sdk
 
         require_sdk("`/mcp`")
-        from eve_build.mcp.http import create_app_with_mcp
+        from eve_build.serve.mcp_app import create_app_with_mcp
 
         return create_app_with_mcp(Path(root), approve=approve, **options)
     from eve_build.serve.app import build_app

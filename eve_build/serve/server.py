@@ -149,7 +149,7 @@ def build_served_app(root: Path, address: str, *, approve: bool = False,
         from eve_build.serve.app import build_app
 
         return build_app(root, **options)
-    from eve_build.mcp.http import create_app_with_mcp
+    from eve_build.serve.mcp_app import create_app_with_mcp
 
     return create_app_with_mcp(root, address=address, approve=approve, **options)
 
