@@ -15,7 +15,6 @@ from typing import Any
 
 from eve_build._version import __version__
 from eve_build.consumer.agent_files import AgentFiles
-from eve_build.consumer.app import App
 from eve_build.consumer.evaluate import EvaluatedMount
 from eve_build.consumer.overrides import Override, apply_overrides
 from eve_build.consumer.resolve import (
@@ -41,6 +40,7 @@ from eve_build.formats.compiled import (
 from eve_build.formats.manifest import Manifest
 from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.project.app import App
 from eve_build.sdk.binding import derive_state_key
 
 

@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
-from eve_build.consumer.app import App, locate_app
 from eve_build.consumer.assemble import assemble_agent, derive_sys_path
 from eve_build.consumer.evaluate import evaluate_mounts
-from eve_build.consumer.imports import loading_environment
 from eve_build.consumer.members import MemberStatus, prepare_members
 from eve_build.consumer.mounts import discover_mounts
 from eve_build.consumer.packages import locate_mounts
@@ -32,7 +30,9 @@ from eve_build.consumer.workspace import locate_workspace
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.consumer import ImportJob, import_in_worker
 from eve_build.formats.compiled import CompiledAgent, walk_trees
+from eve_build.load.imports import loading_environment
 from eve_build.naming import TOOL_NAME_LIMIT
+from eve_build.project.app import App, locate_app
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source
 

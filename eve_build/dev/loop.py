@@ -122,8 +122,8 @@ class DevSession:
     def watched_paths(self) -> list[Path]:
         """The app folder, every workspace member folder and every extension project
         installed from a path or editable."""
-        from eve_build.consumer.app import try_find_app_root
         from eve_build.consumer.workspace import locate_workspace
+        from eve_build.project.app import try_find_app_root
 
         root = try_find_app_root(self.app_root.resolve()) or self.app_root.resolve()
         from eve_build.consumer.sources import find_installed_sources

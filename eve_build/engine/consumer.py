@@ -19,10 +19,10 @@ from eve_build.project.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
 
 if TYPE_CHECKING:
     from eve_build.consumer.agent_files import DirectoryMount
-    from eve_build.consumer.app import App
     from eve_build.consumer.mounts import MountSite
     from eve_build.consumer.packages import LocatedMount
     from eve_build.formats.compiled import CompiledAgent
+    from eve_build.project.app import App
     from eve_build.source.layout import AgentTree
 
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.engine.stamp_sources import read_source_files
-from eve_build.output.writer import read_file_states
+from eve_build.formats.writer import read_file_states
 from eve_build.userfile import read_user_bytes
 
 STAMP_FILE = "build-stamp.json"

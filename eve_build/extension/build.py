@@ -34,7 +34,7 @@ from eve_build.extension.guards import (
     find_unsafe_output,
     is_output_current,
 )
-from eve_build.output.writer import repair_output, write_tree
+from eve_build.formats.writer import repair_output, write_tree
 from eve_build.project.budget import read_import_timeout
 from eve_build.project.pyproject import (
     PYPROJECT,

@@ -76,8 +76,8 @@ def describe_agent_probed(app_root: Path, agent: str | None = None, *,
     The info is compiled in memory as always; the probe loads the built agent, whose
     problems join the diagnostics (they do not change `status`, which is the compile's).
     """
-    from eve_build.consumer.app import locate_app
     from eve_build.consumer.info import describe_agent
+    from eve_build.project.app import locate_app
 
     info = describe_agent(app_root, agent, show_config=show_config)
     app, _ = locate_app(app_root, agent)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eve_build.consumer.app import try_find_app_root
+from eve_build.project.app import try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.states import StoreEntries, StoreStates, derive_scope
 from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore

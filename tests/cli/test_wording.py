@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from eve_build.cli import app
-from eve_build.connections.report import describe_connections
 from eve_build.consumer.build import build_agent
 from eve_build.errors import DiagnosticsError, describe_syntax_error
+from eve_build.mcp.connection_report import describe_connections
 from tests.runtime.apps import compile_app, make_app, mount_file
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from eve_build.errors import DiagnosticsError
 from eve_build.extension.build import build_extension
-from eve_build.output.writer import recover_target, write_tree
+from eve_build.formats.writer import recover_target, write_tree
 
 Copy = Callable[[str], Path]
 
