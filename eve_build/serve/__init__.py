@@ -7,6 +7,9 @@
 Needs the `serve` extra (`pip install 'eve-build[serve]'`): starlette and uvicorn.
 Nothing here imports them until it is called, so `eve prompt` and `eve schedules`
 work without it. See docs/serving.md.
+
+Layer 6 (serve): may import `dev`, `mcp`, `session`, both layer-4 sides, the authored
+layer, formats and the foundation; never `testing` or `cli`.
 """
 
 from __future__ import annotations
