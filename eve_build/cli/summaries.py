@@ -52,7 +52,7 @@ def describe_member(member: MemberStatus) -> str:
 
 def describe_agent_built(result: AgentBuild) -> str:
     """`Built the agent in . (5 tools, 2 mounts, 2 subagents) into .eve/...`, counted as
-    `eve dev` and `eve info` count (eve_build.dev.count_contributions)."""
+    `eve dev` and `eve info` count (eve_build.dev.loop.count_contributions)."""
     from eve_build.dev.loop import count_contributions
 
     counts = count_contributions(result.compiled)

@@ -133,7 +133,7 @@ def test_state_migrate(agent_app: Path, tmp_path: Path) -> None:
 
 
 def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    real_run_dev = eve_build.dev.run_dev
+    real_run_dev = eve_build.dev.loop.run_dev
     changed = agent_app / "agent" / "instructions.md"
 
     def one_change(_paths: list[Path]) -> Iterator[set[Path]]:
