@@ -18,13 +18,13 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from eve_build.engine.stamp import derive_build_fingerprint
-from eve_build.extension_build import locate_extension_project
+from eve_build.extension.build import locate_extension_project
+from eve_build.extension.guards import find_unsafe_output
+from eve_build.extension.shipping import derive_digests
 from eve_build.formats.freshness import read_inputs
+from eve_build.formats.manifest import read_manifest
 from eve_build.hatch.shipped import find_unsafe_inclusions
 from eve_build.load.fields import _has_json_form
-from eve_build.manifest import read_manifest
-from eve_build.output.guards import find_unsafe_output
-from eve_build.output.shipping import derive_digests
 from eve_build.project.pyproject import read_pyproject
 from eve_build.project.values import find_invalid_requirements
 from eve_build.source import tree

@@ -38,7 +38,7 @@ def time_cli(root: Path, repeat: int) -> float:
 def time_core(root: Path, repeat: int) -> float:
     code = (
         "import sys, time; from pathlib import Path; "
-        "from eve_build.extension_build import build_extension; "
+        "from eve_build.extension.build import build_extension; "
         "t = time.perf_counter(); build_extension(Path(sys.argv[1])); "
         "print(time.perf_counter() - t)"
     )

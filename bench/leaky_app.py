@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from eve_build.consumer.build import build_agent
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.runtime import load_agent
 from eve_build.runtime.redaction import Redactor
 

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from eve_build.output.writer import repair_output, write_tree
+from eve_build.formats.writer import repair_output, write_tree
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.redaction import Redactor, derive_redactor

@@ -33,7 +33,7 @@ from pathlib import Path
 from generated import PYPROJECT
 
 from eve_build.consumer.build import build_agent
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.runtime import Agent, load_agent
 
 WORKSPACE = """[project]

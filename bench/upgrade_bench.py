@@ -33,10 +33,10 @@ from pathlib import Path
 from generated import PYPROJECT
 
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import walk_trees
 from eve_build.consumer.freshness import is_up_to_date
 from eve_build.consumer.upgrades import find_changed_packages
-from eve_build.extension_build import build_extension, locate_extension_project
+from eve_build.extension.build import build_extension, locate_extension_project
+from eve_build.formats.compiled import walk_trees
 
 WORKSPACE = """[project]
 name = "bench-agent"

@@ -24,7 +24,7 @@ _LAZY = {
     "Severity": "eve_build.diagnostics",
     "DiagnosticsError": "eve_build.errors",
     "EveBuildError": "eve_build.errors",
-    "build_extension": "eve_build.extension_build",
+    "build_extension": "eve_build.extension.build",
 }
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, SecretStr
 
-from eve_build.consumer.config import validate_config
+from eve_build.load.config import validate_config
 from eve_build.load.fields import find_invalid_defaults
 from eve_build.secret_fields import describe_given, is_secret_field
 

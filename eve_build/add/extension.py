@@ -31,10 +31,10 @@ from eve_build.add.mount_file import find_connection_variables, serialize_mount_
 from eve_build.add.namespace import find_namespace_problems
 from eve_build.add.snapshot import Snapshot, all_or_nothing
 from eve_build.add.target import TITLE, Candidate, derive_candidate
-from eve_build.consumer.app import locate_app
 from eve_build.consumer.build import replace_file
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
+from eve_build.project.app import locate_app
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.slots import MOUNTS_DIRECTORY
 from eve_build.userfile import read_user_text

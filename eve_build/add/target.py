@@ -21,7 +21,7 @@ from typing import Any
 from eve_build.add.installer import ProjectEnvironment, Runner, derive_install_command
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, read_manifest
+from eve_build.formats.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, read_manifest
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.project.roots import has_extension_table
 
@@ -54,7 +54,7 @@ def derive_candidate(target: str, app_root: Path, environment: ProjectEnvironmen
 
 
 def _wheel(target: str, path: Path) -> Candidate:
-    from eve_build.pack import read_wheel_summary
+    from eve_build.hatch.pack import read_wheel_summary
 
     if not path.is_file():
         raise _fail("add/target-not-found", target, f"`{target}` does not exist",
@@ -70,7 +70,7 @@ def _wheel(target: str, path: Path) -> Candidate:
 
 def _folder(target: str, root: Path, app_root: Path, environment: ProjectEnvironment
             ) -> Candidate:
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     if not has_extension_table(root / PYPROJECT):
         raise _not_extension(target, f"`{target}` has no {PYPROJECT} with "

@@ -6,6 +6,8 @@ inside the function, so `eve --help` stays fast. Conventions every command share
 typer application is `root.app` (also `eve_build.cli.app`). The hot command, `eve
 extension build`, in its plain forms, reaches the build core without typer or rich
 (`fast.py`); every other command line goes through typer exactly as before.
+
+Layer 7 (cli): may import every package below it; nothing imports it (but `__main__`).
 """
 
 from __future__ import annotations

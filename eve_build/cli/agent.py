@@ -63,7 +63,7 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
 
 def _print_plan(path: Path, json_output: bool) -> None:
-    from eve_build.engine.plan import derive_plan
+    from eve_build.consumer.plan import derive_plan
 
     data = run_core(lambda: derive_plan(path), json_output=json_output)
     if json_output:
@@ -88,7 +88,7 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
 
     def describe() -> dict[str, Any]:
         if probe:
-            from eve_build.connections.report import describe_agent_probed
+            from eve_build.mcp.connection_report import describe_agent_probed
 
             return describe_agent_probed(path, agent, show_config=show_config)
         return describe_agent(path, agent, show_config=show_config)

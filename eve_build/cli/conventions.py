@@ -166,6 +166,10 @@ def walk_commands(group: Any, prefix: tuple[str, ...] = (), *,
             yield path, command
 
 
+SCHEMA_GROUPS = {"node": "ext"}
+"""Groups whose schemas keep an earlier name: `eve node` was `eve ext` (same shapes)."""
+
+
 def schema_name(path: tuple[str, ...]) -> str:
     """The schema file of a command: `("extension", "build")` -> `extension-build.json`."""
-    return "-".join(path) + ".json"
+    return "-".join((SCHEMA_GROUPS.get(path[0], path[0]), *path[1:])) + ".json"

@@ -24,7 +24,7 @@ from eve_build.cli.output import (
 )
 
 if TYPE_CHECKING:
-    from eve_build.dev import DevSession, Generation, LocalRound
+    from eve_build.dev.loop import DevSession, Generation, LocalRound
     from eve_build.diagnostics import Diagnostic
     from eve_build.serve.server import Served
 
@@ -51,8 +51,8 @@ def dev(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build, then watch the sources and rebuild what changed (Ctrl-C to stop)."""
-    from eve_build.dev import DevSession, run_dev
-    from eve_build.dev_extensions import locate_bundled_extensions
+    from eve_build.dev.extensions import locate_bundled_extensions
+    from eve_build.dev.loop import DevSession, run_dev
 
     session = DevSession(path, agent, extensions=tuple(extension or ()),
                          bundled=() if no_default_extensions else locate_bundled_extensions())

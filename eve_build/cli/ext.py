@@ -1,4 +1,5 @@
-"""`eve ext add|start|list|stop|remove`: project extensions in their own process."""
+"""`eve node add|start|list|stop|remove` (and its old name `eve ext`, hidden): project
+extensions in their own process."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ def build(
                                   "read nor write the build cache."),
 ) -> None:
     """Build the extension into its output folder (default build/eve/), atomically."""
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     result = run_core(lambda: build_extension(path, use_cache=not no_cache),
                       json_output=json_output)
@@ -104,7 +104,7 @@ def pack(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Build the sdist and wheel with `python -m build` and summarise the wheel."""
-    from eve_build.pack import pack_extension
+    from eve_build.hatch.pack import pack_extension
 
     if not json_output:
         note(f"Packing `{path.resolve().name}` with `python -m build`...")

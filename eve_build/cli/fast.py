@@ -50,7 +50,7 @@ def _build_extension(use_cache: bool, quiet: bool) -> None:
 
     early = _likely_to_run(Path(os.environ.get("EVE_CACHE_DIR") or "build/.eve-cache"))
     with warm_workers() if early else nullcontext() as zygote:  # so the zygote imports
-        from eve_build.extension_build import build_extension  # while we do
+        from eve_build.extension.build import build_extension  # while we do
 
         result = _run(lambda: build_extension(Path(), use_cache=use_cache, zygote=zygote),
                       quiet)

@@ -51,7 +51,7 @@ def connections(
     timeout: float = setting_option(5.0, "--timeout", "Seconds each probe may take."),
 ) -> None:
     """List the agent's connections (URL, kind, header names; never header values)."""
-    from eve_build.connections.report import describe_connections
+    from eve_build.mcp.connection_report import describe_connections
 
     logging.getLogger("httpx2").setLevel(logging.WARNING)
     data = run_core(lambda: describe_connections(path, probe=probe, timeout=timeout),

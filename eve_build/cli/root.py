@@ -29,7 +29,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(extension.app, name="extension")
-app.add_typer(ext.app, name="ext")
+app.add_typer(ext.app, name="node")
+# `eve ext` was the name before `eve node` (kept, hidden: same commands, same output)
+app.add_typer(ext.app, name="ext", hidden=True)
 agent.register(app)
 runtime.register(app)
 dev.register(app)

@@ -108,7 +108,7 @@ def migrate(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Move package-prefixed state keys to the mount that owns them (atomically)."""
-    from eve_build.consumer.compiled import walk_trees
+    from eve_build.formats.compiled import walk_trees
     from eve_build.runtime.loader import read_compiled_agent
     from eve_build.runtime.migration import migrate_snapshot
     from eve_build.runtime.snapshot import read_snapshot, write_snapshot

@@ -20,7 +20,7 @@ def register(root: typer.Typer) -> None:
 
 
 def _root(path: Path) -> Path:
-    from eve_build.consumer.app import try_find_app_root
+    from eve_build.project.app import try_find_app_root
 
     return try_find_app_root(path.resolve()) or path.resolve()
 

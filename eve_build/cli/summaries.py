@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from eve_build.consumer.build import BuildResult as AgentBuild
     from eve_build.consumer.members import MemberStatus
-    from eve_build.extension_build import BuildResult
+    from eve_build.extension.build import BuildResult
 
 
 def counted(number: int, noun: str) -> str:
@@ -52,8 +52,8 @@ def describe_member(member: MemberStatus) -> str:
 
 def describe_agent_built(result: AgentBuild) -> str:
     """`Built the agent in . (5 tools, 2 mounts, 2 subagents) into .eve/...`, counted as
-    `eve dev` and `eve info` count (eve_build.dev.count_contributions)."""
-    from eve_build.dev import count_contributions
+    `eve dev` and `eve info` count (eve_build.dev.loop.count_contributions)."""
+    from eve_build.dev.loop import count_contributions
 
     counts = count_contributions(result.compiled)
     subagents = f", {counted(counts['subagents'], 'subagent')}" if counts["subagents"] else ""

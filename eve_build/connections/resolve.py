@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from eve_build.consumer.compiled import CompiledContribution, walk_trees
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.formats.compiled import CompiledContribution, walk_trees
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.workers import shared_pool

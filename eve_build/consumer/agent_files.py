@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from eve_build import slots
-from eve_build.consumer.app import App
-from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.consumer.mounts import MountSite
 from eve_build.consumer.override_files import load_root_overrides, load_subagent_override
 from eve_build.consumer.overrides import (
@@ -24,10 +22,12 @@ from eve_build.consumer.overrides import (
 )
 from eve_build.consumer.resolve import dotted, read_instructions
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.formats.compiled import AGENT_PACKAGE, CompiledContribution, CompiledInstructions
 from eve_build.load import checks
 from eve_build.load.checks import Where
 from eve_build.load.contributions import check_contributions
 from eve_build.load.importer import LoadedModules, find_assignment_line, import_modules
+from eve_build.project.app import App
 from eve_build.sdk.definitions import Agent, Hook, Instructions, derive_kind
 from eve_build.source.discover import discover_source
 from eve_build.source.layout import AgentTree

@@ -15,17 +15,6 @@ from typing import Any
 
 from eve_build._version import __version__
 from eve_build.consumer.agent_files import AgentFiles
-from eve_build.consumer.app import App
-from eve_build.consumer.compiled import (
-    AGENT_PACKAGE,
-    CompiledAgent,
-    CompiledContribution,
-    CompiledInstructions,
-    CompiledMount,
-    CompiledState,
-    CompiledTree,
-    walk_trees,
-)
 from eve_build.consumer.evaluate import EvaluatedMount
 from eve_build.consumer.overrides import Override, apply_overrides
 from eve_build.consumer.resolve import (
@@ -39,11 +28,22 @@ from eve_build.consumer.resolve import (
     find_draft,
 )
 from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.formats.compiled import (
+    AGENT_PACKAGE,
+    CompiledAgent,
+    CompiledContribution,
+    CompiledInstructions,
+    CompiledMount,
+    CompiledState,
+    CompiledTree,
+    walk_trees,
+)
 from eve_build.formats.freshness import derive_manifest_hash
-from eve_build.manifest import Manifest
+from eve_build.formats.manifest import Manifest
 from eve_build.naming import Namespace
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.placeholders import find_missing_tools, find_placeholder_line
+from eve_build.project.app import App
 from eve_build.sdk.binding import derive_state_key
 
 

@@ -22,16 +22,16 @@ from pathlib import Path
 from eve_build._version import __version__
 from eve_build.consumer.changes import derive_changes
 from eve_build.consumer.compile import Compilation, run_compilation
-from eve_build.consumer.compiled import (
+from eve_build.consumer.members import MemberStatus
+from eve_build.diagnostics import Diagnostic, error, summarize
+from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import (
     COMPILED_PATH,
     DIAGNOSTICS_PATH,
     CompiledAgent,
     read_compiled,
     serialize_compiled,
 )
-from eve_build.consumer.members import MemberStatus
-from eve_build.diagnostics import Diagnostic, error, summarize
-from eve_build.errors import DiagnosticsError
 
 NEW_FILE_MODE = 0o644  # a published file that did not exist yet; else its mode is kept
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eve_build.consumer.compiled import CompiledAgent, CompiledMount, walk_trees
+from eve_build.formats.compiled import CompiledAgent, CompiledMount, walk_trees
 
 
 def derive_changes(before: CompiledAgent | None, after: CompiledAgent) -> list[str]:

@@ -18,7 +18,7 @@ from eve_build._version import __version__
 from eve_build.capabilities import find_incompatibilities
 from eve_build.consumer.mounts import MountSite
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
+from eve_build.formats.manifest import Manifest, ManifestError, derive_manifest_path, read_manifest
 
 _CODES = {
     "dropped": "compat/capability-dropped",

@@ -13,13 +13,11 @@ import contextlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from eve_build.consumer.agent_files import discover_directory_mounts, load_agent_files
-from eve_build.consumer.app import App, locate_app
 from eve_build.consumer.assemble import assemble_agent, derive_sys_path
-from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.consumer.evaluate import evaluate_mounts
-from eve_build.consumer.imports import loading_environment
 from eve_build.consumer.members import MemberStatus, prepare_members
 from eve_build.consumer.mounts import discover_mounts
 from eve_build.consumer.packages import locate_mounts
@@ -31,7 +29,10 @@ from eve_build.consumer.sources import (
 from eve_build.consumer.workspace import locate_workspace
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
 from eve_build.engine.consumer import ImportJob, import_in_worker
+from eve_build.formats.compiled import CompiledAgent, walk_trees
+from eve_build.load.imports import loading_environment
 from eve_build.naming import TOOL_NAME_LIMIT
+from eve_build.project.app import App, locate_app
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source
 
@@ -114,11 +115,18 @@ def _compile(app: App, outputs: list[Path], collected: Diagnostics) -> CompiledA
     if collected.has_errors:
         return None  # compatibility before code: nothing was imported
     compiled, found = import_in_worker(
-        ImportJob(app, layout.tree, directories, sites, located, outputs))
+        ImportJob(app, layout.tree, directories, sites, located, outputs), run_import_job)
     collected.extend(found)
     if compiled is not None:
         collected.extend(find_long_tool_names(compiled))
     return None if collected.errors else compiled
+
+
+def run_import_job(job: ImportJob) -> dict[str, Any]:
+    """`import_and_assemble(job)` as JSON, in the worker `import_in_worker` starts."""
+    compiled, found = import_and_assemble(job)
+    return {"compiled": compiled.model_dump(by_alias=True) if compiled is not None else None,
+            "diagnostics": [d.to_json() for d in found]}
 
 
 def import_and_assemble(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:

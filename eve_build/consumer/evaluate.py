@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from eve_build import slots
-from eve_build.consumer.config import BoundConfig, validate_config
-from eve_build.consumer.imports import exec_file, import_module
 from eve_build.consumer.packages import LocatedMount
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.load.config import BoundConfig, validate_config
+from eve_build.load.imports import exec_file, import_module
 from eve_build.output.generate import SOURCE_PACKAGE
 from eve_build.sdk.binding import Binding, bind
 from eve_build.sdk.definitions import Extension, derive_kind

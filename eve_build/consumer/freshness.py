@@ -13,7 +13,7 @@ from pathlib import Path
 
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.formats import freshness
-from eve_build.manifest import Manifest
+from eve_build.formats.manifest import Manifest
 from eve_build.project.pyproject import ExtensionProject
 from eve_build.userfile import read_user_bytes
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.consumer.compile import compile_agent
-from eve_build.consumer.compiled import CompiledAgent, CompiledTree, walk_trees
 from eve_build.diagnostics import Diagnostics, summarize
+from eve_build.formats.compiled import CompiledAgent, CompiledTree, walk_trees
 from eve_build.sdk.env import is_env_json
 
 HIDDEN = "(hidden)"

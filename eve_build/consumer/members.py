@@ -56,7 +56,7 @@ def prepare_members(
     cannot fail the agent.
     """
     from eve_build.consumer.sources import derive_imported_modules, find_nested_mount_files
-    from eve_build.extension_build import locate_extension_project
+    from eve_build.extension.build import locate_extension_project
 
     statuses: list[MemberStatus] = []
     found: list[Diagnostic] = []
@@ -167,7 +167,7 @@ def _build_in_process(root: Path, use_cache: bool = True
 def build_member(root: Path, *, use_cache: bool = True
                  ) -> tuple[list[Diagnostic], str | None]:
     """Build one extension package; (diagnostics, None) on success, else a failure message."""
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     try:
         build_extension(root, use_cache=use_cache)

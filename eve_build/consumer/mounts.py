@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from eve_build import slots
-from eve_build.consumer.app import App
-from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import describe_syntax_error
+from eve_build.formats.compiled import AGENT_PACKAGE
 from eve_build.naming import Namespace, derive_namespace, find_segment_problems
 from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.project.app import App
 from eve_build.source.layout import AgentTree
 from eve_build.userfile import read_user_text
 

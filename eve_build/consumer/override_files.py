@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from eve_build import slots
-from eve_build.consumer.app import App
 from eve_build.consumer.overrides import OverrideSource, load_override, load_skill_override
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.load.importer import LoadedModules
 from eve_build.naming import split_qualified
+from eve_build.project.app import App
 from eve_build.source.layout import AgentTree, SkillEntry
 
 if TYPE_CHECKING:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eve_build import slots
-from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledContribution
 from eve_build.consumer.resolve import dotted
 from eve_build.diagnostics import Diagnostic, error, warning
+from eve_build.formats.compiled import AGENT_PACKAGE, CompiledContribution
 from eve_build.load import checks
 from eve_build.load.checks import Where
 from eve_build.load.importer import find_assignment_line

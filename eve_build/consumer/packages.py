@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
 
-from eve_build.consumer.app import derive_shown
 from eve_build.consumer.compatibility import check_package
 from eve_build.consumer.freshness import find_edited_output
 from eve_build.consumer.mounts import MountSite, derive_nested_sites, parse_mount_file
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.manifest import Manifest, derive_manifest_path
+from eve_build.formats.manifest import Manifest, derive_manifest_path
+from eve_build.project.app import derive_shown
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build import slots
-from eve_build.consumer.compiled import (
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.formats.compiled import (
     CompiledContribution,
     CompiledInstructions,
     CompiledMount,
@@ -23,7 +24,6 @@ from eve_build.consumer.compiled import (
     CompiledTree,
     Source,
 )
-from eve_build.diagnostics import Diagnostic, error
 from eve_build.naming import Namespace, derive_qualified
 from eve_build.userfile import read_user_text
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from eve_build import slots
-from eve_build.consumer.app import App
 from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.project.app import App
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.project.roots import has_extension_table
 from eve_build.userfile import read_user_text

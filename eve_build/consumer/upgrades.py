@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from eve_build.consumer.compiled import COMPILED_PATH, CompiledMount
 from eve_build.consumer.packages import try_locate_package
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.formats.compiled import COMPILED_PATH, CompiledMount
 from eve_build.formats.freshness import derive_manifest_hash, explain_package_staleness
-from eve_build.manifest import ManifestError, derive_manifest_path, read_manifest
+from eve_build.formats.manifest import ManifestError, derive_manifest_path, read_manifest
 
 
 def find_changed_packages(mounts: Iterable[CompiledMount], paths: Sequence[str]

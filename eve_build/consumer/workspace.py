@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eve_build.consumer.app import derive_shown
 from eve_build.diagnostics import Diagnostic, error
+from eve_build.project.app import derive_shown
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.userfile import read_user_text
 

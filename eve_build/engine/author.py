@@ -129,8 +129,8 @@ def check_source(project: ExtensionProject, layout: SourceLayout, *, budget: flo
 
 def _import_assembly() -> None:
     """What the build needs after the workers, imported while they run."""
-    import eve_build.output.generate
-    import eve_build.output.json_text  # noqa: F401
+    import eve_build.formats.json_text
+    import eve_build.output.generate  # noqa: F401
 
 
 def run_batches(base: Job, batches: list[list[tuple[str, str, str]]], budget: float,

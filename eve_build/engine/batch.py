@@ -20,12 +20,11 @@ from typing import Any, TypedDict
 
 from eve_build import slots
 from eve_build.diagnostics import error
-from eve_build.engine import progress
-from eve_build.load import checks
+from eve_build.formats.json_text import derive_json_text
+from eve_build.load import checks, progress
 from eve_build.load.contributions import _MISSING, _check_module, _Context
 from eve_build.load.importer import LoadedModules, import_modules, isolated_package
 from eve_build.naming import ContributionName
-from eve_build.output.json_text import derive_json_text
 from eve_build.output.stubs import derive_stub_parts
 from eve_build.sdk.definitions import DEFINITION_TYPES, Agent, Extension, Instructions, State
 from eve_build.source.layout import ModuleEntry

@@ -8,20 +8,21 @@ hang, `os._exit` or a crash at import becomes a diagnostic naming the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.engine.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
 from eve_build.engine.workers import run_jobs
+from eve_build.project.budget import DEFAULT_IMPORT_TIMEOUT, read_import_timeout
 
 if TYPE_CHECKING:
     from eve_build.consumer.agent_files import DirectoryMount
-    from eve_build.consumer.app import App
-    from eve_build.consumer.compiled import CompiledAgent
     from eve_build.consumer.mounts import MountSite
     from eve_build.consumer.packages import LocatedMount
+    from eve_build.formats.compiled import CompiledAgent
+    from eve_build.project.app import App
     from eve_build.source.layout import AgentTree
 
 
@@ -37,22 +38,19 @@ class ImportJob:
     outputs: list[Path]
 
 
-def _run(job: ImportJob) -> dict[str, Any]:
-    from eve_build.consumer.compile import import_and_assemble
+def import_in_worker(job: ImportJob, run: Callable[[ImportJob], dict[str, Any]]
+                     ) -> tuple[CompiledAgent | None, list[Diagnostic]]:
+    """`run(job)` in a worker; a hang or crash is a diagnostic.
 
-    compiled, found = import_and_assemble(job)
-    return {"compiled": compiled.model_dump(by_alias=True) if compiled is not None else None,
-            "diagnostics": [d.to_json() for d in found]}
-
-
-def import_in_worker(job: ImportJob) -> tuple[CompiledAgent | None, list[Diagnostic]]:
-    """`import_and_assemble(job)` in a worker; a hang or crash is a diagnostic."""
-    from eve_build.consumer.compiled import CompiledAgent
+    `run` (`consumer.compile.run_import_job`, a module-level function the worker imports
+    by name) returns `{"compiled": <JSON or None>, "diagnostics": [...]}`; it is passed
+    in so that the engine never imports the consumer."""
+    from eve_build.formats.compiled import CompiledAgent
 
     budget, found = read_import_timeout(DEFAULT_IMPORT_TIMEOUT)
     if found:
         return None, found
-    [outcome] = run_jobs(_run, [job], budget=budget)
+    [outcome] = run_jobs(run, [job], budget=budget)
     found = list(outcome.found)
     if outcome.failure is not None:
         return None, [*found, outcome.failure]

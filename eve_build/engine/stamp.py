@@ -43,7 +43,7 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.formats.freshness import Inputs
-from eve_build.output.writer import read_file_states
+from eve_build.formats.writer import read_file_states
 
 STAMP_FILE = "build-stamp.json"
 FORMAT = "eve-build-stamp-3"

@@ -25,7 +25,6 @@ import os
 import signal
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -33,10 +32,10 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine import lifeline, progress
+from eve_build.engine import lifeline
+from eve_build.engine.job import Target, _worker_main
 from eve_build.engine.zygote import WarmWorker, Zygote
 
-Target = Callable[[Any], Any]
 START_SECONDS = 60.0
 """A warm worker's first deadline: the zygote may still be importing (a loaded machine)."""
 
@@ -64,29 +63,6 @@ class _Running:
 def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-
-
-def _worker_main(channel: Connection, target: Target, payload: Any, parent: int) -> None:
-    """The worker's entry point: run the job, send the result, end at once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for number in (signal.SIGTERM, signal.SIGHUP):  # the parent's handlers are not ours
-        signal.signal(number, signal.SIG_DFL)
-    lifeline.bind_to_parent(parent)
-    sys.stdout.flush()
-    os.dup2(2, 1)  # user code that prints writes to stderr, never into our output
-    progress.install(channel)
-    code = 0
-    try:
-        result = target(payload)
-        found = progress.finish()
-        progress.send({"result": result, "found": [d.to_json() for d in found]})
-    except BaseException:  # a bug of eve-build's own: report it, never hang
-        progress.send({"error": traceback.format_exc(limit=8)})
-        code = 1
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)  # skips joining threads user code left running
 
 
 def run_jobs(target: Target | str, payloads: list[Any], *, budget: float,

@@ -199,7 +199,7 @@ def _run_worker(parent: int, channel: int, request: dict[str, Any]) -> None:
     """In the worker: wait to be the build's child, say so, then run the job."""
     from multiprocessing.connection import Connection
 
-    from eve_build.engine.workers import _worker_main
+    from eve_build.engine.job import _worker_main
 
     deadline = time.monotonic() + REPARENT_SECONDS
     while os.getppid() != parent:

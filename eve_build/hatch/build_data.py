@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.extension_build import BuildResult, build_extension
+from eve_build.extension.build import BuildResult, build_extension
 from eve_build.hatch.options import HookOptions, derive_isolation_note
 
 
@@ -30,8 +30,8 @@ class HookBuildError(EveBuildError, RuntimeError):
 def run_extension_build(root: Path, options: HookOptions) -> BuildResult:
     """`build_extension(root, verify=True)`, with failures turned into one readable
     HookBuildError; the output it hands to hatchling has the manifest's content hashes
-    (`eve_build.output.shipping`)."""
-    from eve_build.output.shipping import find_output_unlike_build
+    (`eve_build.extension.shipping`)."""
+    from eve_build.extension.shipping import find_output_unlike_build
 
     try:
         result = build_extension(root, verify=True)

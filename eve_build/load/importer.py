@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine import progress
 from eve_build.errors import describe_syntax_error
+from eve_build.load import progress
 from eve_build.load.signatures import find_unknown_argument
 from eve_build.userfile import read_user_text
 

@@ -34,6 +34,10 @@ Host-side API (kept backward-compatible; other runtime pieces build on it):
   `listing.py` (`derive_extension_rows`, the `eve extensions list` rows),
   `messages.py` (`handle_message`, `eve message`), `template.py` (`eve extension
   new-local`).
+
+Layer 4, run side, its top: may import `node`, `connections`, `runtime`, the authored
+layer, formats and the foundation; never the build side (one listed debt: the script
+templates of `scaffold`).
 """
 
 from __future__ import annotations

@@ -14,20 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import EveBuildError, describe_exception
+from eve_build.errors import describe_exception
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
 from eve_build.naming import derive_shown_name
 from eve_build.runtime.handlers import run_bound
+from eve_build.runtime.local_methods import (
+    CommandNotFoundError as CommandNotFoundError,  # re-exported
+)
 from eve_build.runtime.pipeline import HookPipeline
 from eve_build.runtime.surface import Surface
-
-
-class CommandNotFoundError(EveBuildError, KeyError):
-    """No loaded local extension has a command of that name."""
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @dataclass(frozen=True)

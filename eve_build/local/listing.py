@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eve_build.consumer.compiled import CompiledAgent
+from eve_build.formats.compiled import CompiledAgent
 from eve_build.local.context import LocalSession
 from eve_build.local.discovery import locate_eve_home
 from eve_build.local.host import LocalHost

@@ -23,7 +23,7 @@ LOCAL_BUDGET = 5.0
 
 def derive_local_sources(explicit: Sequence[Path] = ()) -> list[LocalSource]:
     """The sources in load order: scripts (`-e`, project, global), then running nodes."""
-    from eve_build.node.source import NodeSource  # the node package imports this one
+    from eve_build.local.node_source import NodeSource  # imported when nodes are asked for
 
     return [ScriptSource(tuple(explicit)), NodeSource()]
 

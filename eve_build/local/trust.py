@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.formats.writer import write_file
 from eve_build.local.discovery import PROJECT_FOLDER, locate_project_folder
-from eve_build.output.writer import write_file
 from eve_build.source.tree import DiskTree, SourceTree, join
 from eve_build.userfile import read_user_text
 

@@ -1,5 +1,5 @@
-"""The same MCP server over the streamable HTTP transport, as an ASGI app, and `eve serve`'s
-app with it mounted at `/mcp` (`create_app_with_mcp`).
+"""The same MCP server over the streamable HTTP transport, as an ASGI app (`eve serve`'s
+app with it mounted at `/mcp` is `eve_build.serve.mcp_app.create_app_with_mcp`).
 
 `create_mcp_http(agent, app_root)` gives the app (serving `path`, `/mcp` by default)
 and the lifespan its session manager needs. Run alone, `app` carries that lifespan
@@ -12,7 +12,7 @@ checks every route, `/mcp` included, so the SDK's own check is off there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,6 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
-from eve_build.errors import EveBuildError
 from eve_build.mcp.prompts import CommandSource
 from eve_build.mcp.server import create_mcp_server
 from eve_build.runtime.agent import Agent
@@ -60,37 +59,12 @@ def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
     return McpHttp(app=app, routes=routes, lifespan=server.session_manager.run)
 
 
-def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "127.0.0.1",
-                        environ: Mapping[str, str] | None = None, **options: Any) -> Starlette:
-    """`eve_build.serve.create_app(root, ...)` with the agent's MCP server at `/mcp`
-    (what `eve serve` runs when the MCP SDK is installed).
+def __getattr__(name: str) -> Any:
+    """`eve_build.mcp.http.create_app_with_mcp` (docs/mcp.md) still answers: it lives in
+    `eve_build.serve.mcp_app` (it builds the served app), fetched by name so that this
+    package never imports `serve`."""
+    if name == "create_app_with_mcp":
+        import importlib
 
-    The MCP server always serves the host's current generation, so `eve dev`'s swaps
-    reach MCP clients too; its session manager runs in the app's lifespan. `address` is
-    the one the app listens on: the admission policy (`options["admission"]`, else
-    derived from `address`) checks Host, Origin and content type of every route, `/mcp`
-    included. `options` go to `build_app` as they are.
-    """
-    import os
-
-    from eve_build.serve.admission import derive_admission
-    from eve_build.serve.app import build_app
-
-    if options.get("admission") is None:
-        options["admission"] = derive_admission(address, environ=os.environ)
-
-    mounted: list[McpHttp] = []
-    lifespans = [*options.pop("lifespans", ()), lambda _app: mounted[0].lifespan()]
-    app = build_app(root, environ=environ, lifespans=lifespans, **options)
-    def current() -> Agent:
-        generation = app.state.host.current
-        if generation is None:  # `eve dev` before its first good build
-            raise EveBuildError("the agent has no good build yet",
-                                "fix the errors `eve dev` shows; the next good build is served")
-        agent: Agent = generation.agent
-        return agent
-
-    mcp = create_mcp_http(current, root, approve=approve, host=address, admitted=True)
-    mounted.append(mcp)
-    app.router.routes.extend(mcp.routes)  # routes are matched before the channels
-    return app
+        return importlib.import_module("eve_build.serve.mcp_app").create_app_with_mcp
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from mcp import types
 
-from eve_build.consumer.compiled import CompiledContribution, CompiledTree, walk_trees
+from eve_build.formats.compiled import CompiledContribution, CompiledTree, walk_trees
 from eve_build.runtime.agent import Agent
 
 SCHEME = "skill://"

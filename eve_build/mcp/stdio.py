@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from eve_build.mcp.sdk import require_sdk
+from eve_build.connections.sdk import require_sdk
 from eve_build.runtime.loader import load_agent
 from eve_build.runtime.loopwatch import run_watched
 

@@ -10,4 +10,8 @@ JSON-RPC 2.0 on the Unix socket `$EVE_HOME/run/<name>.sock` (docs/protocol.md).
 - `server`, `context`, `__main__`: the node side (`python -m eve_build.node`).
 - `venv`, `process`, `lifecycle`, `reload`: `eve ext add|start|list|stop|remove`.
 - `client`, `scan`: the host side, turning running nodes into `Spec`s of origin `node`.
+
+Layer 4, run side: may import `runtime`, the authored layer, formats and the foundation;
+never `local` or `connections`, never the build side (one listed debt: the toolchain
+of `scaffold` a node's venv installs).
 """

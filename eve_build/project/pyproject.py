@@ -13,8 +13,8 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine.budget import parse_import_timeout
 from eve_build.naming import ImportName, derive_import_name
+from eve_build.project.budget import parse_import_timeout
 from eve_build.project.options import DEFAULT_OUTPUT as DEFAULT_OUTPUT
 from eve_build.project.options import PYPROJECT as PYPROJECT
 from eve_build.project.options import find_key_line as find_key_line

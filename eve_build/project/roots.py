@@ -2,7 +2,7 @@
 
 `eve extension build` (and `pack`) run in the nearest folder at or above the one given
 whose pyproject.toml has `[tool.eve.extension]`; the agent's root is found by
-`eve_build.consumer.app.try_find_app_root`.
+`eve_build.project.app.try_find_app_root`.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@
         result = agent.call_tool("crm__search", {"query": "ada"}, approver=lambda r: True)
 
 See docs/runtime.md for hook semantics, budgets, the trace and state migration.
+
+Layer 4, run side, its lowest room: may import the authored layer, formats and the
+foundation; never `local`, `node` or `connections` (but the loader's composition, a
+listed debt) and never the build side (but the upgrade check, a listed debt).
 """
 
 from __future__ import annotations

@@ -16,11 +16,12 @@ from collections.abc import Callable, Coroutine, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
+from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.runtime import calls, events
 from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.calls import ToolNotFoundError as ToolNotFoundError  # re-exported
 from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.migration import migrate_snapshot
@@ -40,13 +41,6 @@ if TYPE_CHECKING:
     from eve_build.local.layer import LocalLayer
 
 T = TypeVar("T")
-
-
-class ToolNotFoundError(EveBuildError, KeyError):
-    """The agent (or the subagent asked for) has no tool of that name."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return self.message
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from eve_build.errors import EveBuildError
 from eve_build.runtime.approval import ApprovalRequest, ApprovalSession, Approver
 from eve_build.runtime.pipeline import Trace
 from eve_build.runtime.surface import Surface
@@ -27,6 +28,13 @@ from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.mount import ToolResult
+
+
+class ToolNotFoundError(EveBuildError, KeyError):
+    """The agent (or the subagent asked for) has no tool of that name."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message
 
 
 @dataclass

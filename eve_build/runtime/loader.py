@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from eve_build.consumer.app import try_find_app_root
-from eve_build.consumer.compiled import (
+from eve_build.consumer.upgrades import find_changed_packages
+from eve_build.diagnostics import Diagnostic, error
+from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import (
     COMPILED_FORMAT_VERSION,
     COMPILED_PATH,
     CompiledAgent,
     read_compiled,
     walk_trees,
 )
-from eve_build.consumer.upgrades import find_changed_packages
-from eve_build.diagnostics import Diagnostic, error
-from eve_build.errors import DiagnosticsError
+from eve_build.project.app import try_find_app_root
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts

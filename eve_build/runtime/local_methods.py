@@ -27,6 +27,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class CommandNotFoundError(EveBuildError, KeyError):
+    """No loaded local extension has a command of that name."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class LocalMethods:
     _local: LocalLayer | None
     _surfaces: dict[str, Surface]
@@ -59,8 +66,6 @@ class LocalMethods:
 
     async def arun_command(self, name: str, args: str = "") -> CommandReply:
         """Run a local command; raises CommandNotFoundError for an unknown name."""
-        from eve_build.local.layer import CommandNotFoundError
-
         if self._local is None:
             raise CommandNotFoundError(f"there is no command `{name}`",
                                        "the agent was loaded without local extensions")
@@ -113,8 +118,7 @@ class LocalMethods:
     def _missing_tool(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
         """The ToolNotFoundError for `name`: a node's tool names the node and its start."""
         from eve_build.naming import derive_shown_name
-        from eve_build.runtime.agent import ToolNotFoundError
-        from eve_build.runtime.calls import suggest_tools
+        from eve_build.runtime.calls import ToolNotFoundError, suggest_tools
 
         owner = (self._local.find_tool_owner(name) if self._local is not None and not subagent
                  else None)

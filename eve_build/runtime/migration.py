@@ -18,9 +18,9 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from eve_build.consumer.compiled import CompiledMount, CompiledState
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import CompiledMount, CompiledState
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION, parse_snapshot
 
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from eve_build.consumer.compiled import AGENT_PACKAGE
+from eve_build.formats.compiled import AGENT_PACKAGE
 from eve_build.load.importer import isolated_package
 
 

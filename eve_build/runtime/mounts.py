@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from eve_build import slots
-from eve_build.consumer.compiled import CompiledMount
-from eve_build.consumer.config import Loc, find_env_names
-from eve_build.consumer.config import validate_config as check_config
-from eve_build.consumer.imports import exec_file
+from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.formats.compiled import CompiledMount
+from eve_build.load.config import Loc, find_env_names
+from eve_build.load.config import validate_config as check_config
+from eve_build.load.imports import exec_file
 from eve_build.runtime.redaction import find_env_values
 from eve_build.sdk.binding import Binding, bind
 from eve_build.sdk.definitions import Extension

@@ -17,7 +17,7 @@ from typing import Any
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
-from eve_build.output.writer import write_file
+from eve_build.formats.writer import write_file
 from eve_build.userfile import describe_special, read_user_text
 
 SNAPSHOT_FORMAT_VERSION = 1

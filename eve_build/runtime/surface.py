@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eve_build.consumer.compiled import CompiledContribution, CompiledTree
+from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.output.generate import SOURCE_PACKAGE
+from eve_build.formats.compiled import CompiledContribution, CompiledTree
 from eve_build.runtime.pipeline import HookEntry, HookPipeline
 from eve_build.runtime.tools import ToolEntry
 from eve_build.runtime.trace import HookSource

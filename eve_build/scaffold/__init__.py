@@ -2,6 +2,9 @@
 
 The CLI calls `init_extension(name, target, install=..., git=..., force=...)` and
 prints the `InitResult` it returns; nothing in this package prints.
+
+Layer 4, build side, its top: may import `hatch`, `consumer`, `extension`, `engine`,
+`output`, the authored layer, formats and the foundation; never the run side.
 """
 
 from __future__ import annotations

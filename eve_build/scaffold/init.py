@@ -125,7 +125,7 @@ def init_extension(
 def build_scaffold(root: Path) -> str:
     """Build the new package once, with the running eve-build; the step done."""
     # Imported here: the build pulls in the whole pipeline, which `init` may not need.
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     try:
         build_extension(root)

@@ -4,6 +4,8 @@ One file per command (`build.json`, `extension-build.json`: the command path joi
 by `-`), each extending `_envelope.json` (status, diagnostics, error). Documented in
 docs/reference/json.md; tests/cli/test_json_contract.py validates real output
 against them.
+
+Layer 1 (foundation, data): imports nothing of eve-build.
 """
 
 from __future__ import annotations

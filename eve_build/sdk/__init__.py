@@ -6,6 +6,8 @@
 Each `define_*` returns a plain immutable value; `eve extension build` checks it and
 the host runs it. Arguments are checked at build time, where every problem is
 reported together with its file and line, rather than here.
+
+Layer 1 (foundation): may import only the other foundation modules.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@
 Needs the `serve` extra (`pip install 'eve-build[serve]'`): starlette and uvicorn.
 Nothing here imports them until it is called, so `eve prompt` and `eve schedules`
 work without it. See docs/serving.md.
+
+Layer 6 (serve): may import `dev`, `mcp`, `session`, both layer-4 sides, the authored
+layer, formats and the foundation; never `testing` or `cli`.
 """
 
 from __future__ import annotations
@@ -33,10 +36,10 @@ def create_app(root: Path | str, *, mcp: bool = False, approve: bool = False,
 
     require_serve_extra()
     if mcp or approve:
-        from eve_build.mcp.sdk import require_sdk
+        from eve_build.connections.sdk import require_sdk
 
         require_sdk("`/mcp`")
-        from eve_build.mcp.http import create_app_with_mcp
+        from eve_build.serve.mcp_app import create_app_with_mcp
 
         return create_app_with_mcp(Path(root), approve=approve, **options)
     from eve_build.serve.app import build_app

@@ -13,11 +13,14 @@ import logging
 import os
 import socket
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from eve_build.errors import EveBuildError
 from eve_build.serve.contributions import BoundContribution
-from eve_build.serve.schedules import ScheduleRun
 from eve_build.session.runs import SqlScheduleRuns
+
+if TYPE_CHECKING:
+    from eve_build.serve.schedules import ScheduleRun
 
 logger = logging.getLogger("eve_build.serve")
 

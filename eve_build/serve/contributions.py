@@ -11,9 +11,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from eve_build.consumer.compiled import CompiledContribution, walk_trees
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, describe_exception
+from eve_build.formats.compiled import CompiledContribution, walk_trees
 from eve_build.runtime.agent import Agent
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Channel, Schedule

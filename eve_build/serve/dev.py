@@ -1,6 +1,6 @@
 """`eve dev` serving: every good build becomes a generation swapped into the server.
 
-The dev loop (eve_build.dev) runs on a thread of its own; after each good round
+The dev loop (eve_build.dev.loop) runs on a thread of its own; after each good round
 the new generation is loaded there (imports are slow, the server keeps
 answering), then handed to the server's event loop, which swaps it in. Requests
 already running finish on the generation they started on. A round whose build
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eve_build.dev import (
+from eve_build.dev.loop import (
     Changes,
     DevSession,
     Generation,

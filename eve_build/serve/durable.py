@@ -16,7 +16,8 @@ from typing import Any
 
 from eve_build.serve.scope import LOCAL_SUFFIX, locate_app_root, served_scope
 from eve_build.session.states import StoreEntries, StoreStates
-from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore, open_session_store
+from eve_build.session.store import DEFAULT_STORE, STORE_ENV, SessionStore
+from eve_build.session.stores import open_session_store
 
 
 def open_served_store(root: Path, environ: Mapping[str, str] | None = None) -> SessionStore:

@@ -101,7 +101,7 @@ def open_generation(
 
 def forget_extension_modules(root: Path) -> None:
     """Drop every mounted extension package from sys.modules."""
-    from eve_build.consumer.compiled import walk_trees
+    from eve_build.formats.compiled import walk_trees
 
     compiled = read_compiled_agent(root)
     names = {m.import_name for tree in walk_trees(compiled.root) for m in tree.mounts}

@@ -19,7 +19,6 @@ that arrives while the workers are being started stops the starting at once.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import socket
 from dataclasses import asdict, dataclass, field
@@ -27,11 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from starlette.applications import Starlette
     from uvicorn.supervisors.multiprocess import Multiprocess
 
 WORKER_ENV = "EVE_SERVE_WORKER"
-FACTORY = "eve_build.serve.processes:create_worker_app"
+FACTORY = "eve_build.serve.server:create_worker_app"  # it imports this module
 WORKERS_PER_CORE = 4
 MAX_WORKERS = WORKERS_PER_CORE * (os.cpu_count() or 1)
 """The most workers `eve serve --workers` starts (docs/deploying.md)."""
@@ -62,33 +60,6 @@ class WorkerOptions:
     allow_hosts: list[str] = field(default_factory=list)  # `--allow-host`
     allow_origins: list[str] = field(default_factory=list)  # `--allow-origin`
     parent: int | None = None  # the supervisor's pid: a worker dies with it
-
-
-def create_worker_app() -> Starlette:
-    """The uvicorn factory each worker calls: the served app on its own store connection."""
-    from eve_build.engine.lifeline import bind_to_parent
-    from eve_build.serve.admission import derive_admission
-    from eve_build.serve.durable import open_served_store
-    from eve_build.serve.server import build_served_app
-
-    options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
-    if options.parent is not None:
-        bind_to_parent(options.parent)  # the parent's SIGKILL must not leave us serving
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
-    root = Path(options.root)
-    admission = derive_admission(options.address, allow_hosts=options.allow_hosts,
-                                 allow_origins=options.allow_origins, environ=os.environ)
-    store = open_served_store(root)
-    try:
-        return build_served_app(root, options.address, store=store,
-                                channel_timeout=options.channel_timeout,
-                                extensions=[Path(p) for p in options.extensions],
-                                schedules=options.schedules, approve=options.approve,
-                                admission=admission,
-                                **({"max_body": options.max_body} if options.max_body else {}))
-    except BaseException:
-        store.close()
-        raise
 
 
 def check_servable(root: Path, extensions: list[Path]) -> None:

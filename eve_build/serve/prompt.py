@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eve_build import slots
-from eve_build.consumer.compiled import CompiledInstructions, CompiledTree, walk_trees
+from eve_build.formats.compiled import CompiledInstructions, CompiledTree, walk_trees
 from eve_build.placeholders import find_missing_tools, resolve_placeholders
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from eve_build.consumer.compiled import CompiledAgent, walk_trees
 from eve_build.cron import derive_next_runs
+from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loader import load_agent

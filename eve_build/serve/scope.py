@@ -31,9 +31,9 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from eve_build.consumer.app import AGENTS_DIRECTORY, try_find_app_root
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
+from eve_build.project.app import AGENTS_DIRECTORY, try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.problems import scope_adopted
 from eve_build.session.store import SessionStore

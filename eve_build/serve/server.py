@@ -162,7 +162,7 @@ def build_served_app(root: Path, address: str, *, approve: bool = False,
         from eve_build.serve.app import build_app
 
         return build_app(root, **options)
-    from eve_build.mcp.http import create_app_with_mcp
+    from eve_build.serve.mcp_app import create_app_with_mcp
 
     return create_app_with_mcp(root, address=address, approve=approve, **options)
 
@@ -189,3 +189,34 @@ def _quiet_signals(caught: list[str]) -> Iterator[None]:
     finally:
         for number, handler in saved.items():
             signal.signal(number, handler)
+
+
+def create_worker_app() -> Starlette:
+    """The uvicorn factory each worker calls: the served app on its own store connection."""
+    import json
+    import logging
+    import os
+
+    from eve_build.engine.lifeline import bind_to_parent
+    from eve_build.serve.admission import derive_admission
+    from eve_build.serve.durable import open_served_store
+    from eve_build.serve.processes import WORKER_ENV, WorkerOptions
+
+    options = WorkerOptions(**json.loads(os.environ[WORKER_ENV]))
+    if options.parent is not None:
+        bind_to_parent(options.parent)  # the parent's SIGKILL must not leave us serving
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    root = Path(options.root)
+    admission = derive_admission(options.address, allow_hosts=options.allow_hosts,
+                                 allow_origins=options.allow_origins, environ=os.environ)
+    store = open_served_store(root)
+    try:
+        return build_served_app(root, options.address, store=store,
+                                channel_timeout=options.channel_timeout,
+                                extensions=[Path(p) for p in options.extensions],
+                                schedules=options.schedules, approve=options.approve,
+                                admission=admission,
+                                **({"max_body": options.max_body} if options.max_body else {}))
+    except BaseException:
+        store.close()
+        raise

@@ -23,9 +23,13 @@ import socket
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from eve_build.session.problems import session_unknown
-from eve_build.session.sql import Database, now_text
+from eve_build.session.store import now_text
+
+if TYPE_CHECKING:
+    from eve_build.session.sql import Database
 
 CLAIM_SECONDS = 30.0
 """How long a claim lasts without renewal; the holder renews it every third of that."""

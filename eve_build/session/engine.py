@@ -54,7 +54,7 @@ from eve_build.settings import read_setting
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
-    from eve_build.consumer.compiled import CompiledTree
+    from eve_build.formats.compiled import CompiledTree
 
 MAX_REQUESTS = 50
 TURN_TIMEOUT = 600.0

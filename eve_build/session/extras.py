@@ -23,7 +23,7 @@ from eve_build.session.toolset import TOOL_RETRIES, RunState
 from eve_build.session.transcript import ToolCallRecord
 
 if TYPE_CHECKING:
-    from eve_build.consumer.compiled import CompiledTree
+    from eve_build.formats.compiled import CompiledTree
 
 SKILL_TOOL = "load_skill"
 DELEGATE_PREFIX = "delegate_"

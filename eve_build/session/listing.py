@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.session.problems import session_unknown
-from eve_build.session.store import SessionRow, open_session_store
+from eve_build.session.store import SessionRow
+from eve_build.session.stores import open_session_store
 
 USAGE_NAMES = {"requests": "requests", "input_tokens": "inputTokens",
                "output_tokens": "outputTokens", "tool_calls": "toolCalls"}
@@ -50,7 +51,7 @@ def describe_model_choice(app_root: Path, recorded: str | None,
     from eve_build.session.models import derive_model_choice
 
     try:
-        from eve_build.consumer.compiled import read_compiled
+        from eve_build.formats.compiled import read_compiled
 
         root_model = read_compiled(app_root).root.model
     except (EveBuildError, OSError, ValueError):  # not built yet: no define_agent model

@@ -11,9 +11,12 @@ only the newest KEEP_RUNS rows of a schedule are kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eve_build.session.sql import Database, now_text
+from eve_build.session.store import now_text
+
+if TYPE_CHECKING:
+    from eve_build.session.sql import Database
 
 KEEP_RUNS = 100
 COLUMNS = "name, due_at, runner, status, started_at, finished_at, error"

@@ -13,7 +13,6 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from eve_build.diagnostics import error
@@ -27,6 +26,7 @@ from eve_build.session.store import (
     StateScope,
     TurnRecord,
     empty_usage,
+    now_text,
 )
 
 if TYPE_CHECKING:
@@ -53,10 +53,6 @@ class Database(Protocol):
 
     def transaction(self, *, write: bool) -> AbstractContextManager[Executor]: ...
     def close(self) -> None: ...
-
-
-def now_text() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def dump(value: Any) -> str:

@@ -15,10 +15,9 @@ schedule runs, in tables of their own. The tables and their version live in
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -119,33 +118,17 @@ class StateScope(Protocol):
     def delete(self, key: str) -> None: ...
 
 
-def open_session_store(project_root: Path, *, url: str | None = None,
-                       environ: Mapping[str, str] | None = None) -> SessionStore:
-    """The store of this app: `url`, else EVE_SESSION_STORE, else `.eve/sessions.sqlite3`.
-
-    Creates or migrates the schema; raises DiagnosticsError (session/store-*) for a file
-    that is not our database, a newer schema, or a server that cannot be reached."""
-    from eve_build.session.problems import store_url_invalid
-
-    env = os.environ if environ is None else environ
-    given = url if url is not None else env.get(STORE_ENV, "").strip()
-    if not given:
-        return _open_sqlite(project_root / DEFAULT_STORE)
-    scheme = given.split(":", 1)[0].lower() if "://" in given else ""
-    if scheme in ("postgresql", "postgres"):
-        from eve_build.session.postgres import open_postgres_store
-
-        return open_postgres_store(given)
-    if scheme == "sqlite":
-        path = Path(given.split("://", 1)[1])
-        return _open_sqlite(path if path.is_absolute() else project_root / path)
-    if scheme:
-        raise store_url_invalid(given)
-    path = Path(given)
-    return _open_sqlite(path if path.is_absolute() else project_root / path)
+def now_text() -> str:
+    """A timestamp as the stores write it (UTC, ISO 8601, microseconds)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def _open_sqlite(path: Path) -> SessionStore:
-    from eve_build.session.sqlite import open_sqlite_store
+def __getattr__(name: str) -> Any:
+    """`from eve_build.session.store import open_session_store` (docs/deploying.md before
+    the layering) still works: the opener lives in `eve_build.session.stores`, which
+    imports this module, so it is fetched by name here, never imported at the top."""
+    if name == "open_session_store":
+        import importlib
 
-    return open_sqlite_store(path)
+        return importlib.import_module("eve_build.session.stores").open_session_store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,9 @@ The pytest plugin (`eve_build.testing.plugin`, registered as the `eve` pytest11
 entry point) offers the same as the fixtures `eve_extension` and `eve_agent`.
 The plugin is imported by every pytest session where eve-build is installed, and
 importing it imports this package first, so the names below load lazily.
+
+Layer 6 (serve, beside `dev` and `mcp`): may import `session`, both layer-4 sides, the
+authored layer, formats and the foundation; never `serve`, `dev`, `mcp` or `cli`.
 """
 
 from __future__ import annotations

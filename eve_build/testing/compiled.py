@@ -15,12 +15,12 @@ from typing import Any
 
 from eve_build._version import __version__
 from eve_build.consumer.assemble import add_mount, derive_compiled_mount
-from eve_build.consumer.compiled import AGENT_PACKAGE, CompiledAgent
 from eve_build.consumer.resolve import TreeDraft
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import AGENT_PACKAGE, CompiledAgent
 from eve_build.formats.freshness import derive_manifest_hash
-from eve_build.manifest import Manifest
+from eve_build.formats.manifest import Manifest
 from eve_build.sdk.env import serialize_deferred
 
 AGENT_DIR = "agent"

@@ -128,7 +128,7 @@ def load_extension(
     Config fields are keyword arguments (values may be `env("NAME")`); `config=`
     takes a mapping for fields whose names clash with the options here.
     """
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
     from eve_build.testing.compiled import MountSource, derive_compiled_agent
 
     values = {**dict(config or {}), **fields}

@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from eve_build.dev import is_source_change
+from eve_build.dev.loop import is_source_change
 from tests.runtime.apps import make_app, mount_file
 
 TOOL = """\

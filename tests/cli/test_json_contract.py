@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-import eve_build.dev
+import eve_build.dev.loop
 from eve_build.cli import app as cli
 from eve_build.schemas import list_schemas, read_schema
 from tests.conftest import FIXTURES, copy_fixture_tree
@@ -133,14 +133,14 @@ def test_state_migrate(agent_app: Path, tmp_path: Path) -> None:
 
 
 def test_dev_prints_one_json_line_per_generation(agent_app: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    real_run_dev = eve_build.dev.run_dev
+    real_run_dev = eve_build.dev.loop.run_dev
     changed = agent_app / "agent" / "instructions.md"
 
     def one_change(_paths: list[Path]) -> Iterator[set[Path]]:
         changed.write_text("You are a changed test agent.\n")
         yield {changed}
 
-    monkeypatch.setattr(eve_build.dev, "run_dev",
+    monkeypatch.setattr(eve_build.dev.loop, "run_dev",
                         lambda session, show, **kw: real_run_dev(session, show,
                                                                  watch=one_change, **kw))
     result = CliRunner().invoke(cli, ["dev", "--no-serve", "--json", "--path", str(agent_app)])

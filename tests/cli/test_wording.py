@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from eve_build.cli import app
-from eve_build.connections.report import describe_connections
 from eve_build.consumer.build import build_agent
 from eve_build.errors import DiagnosticsError, describe_syntax_error
+from eve_build.mcp.connection_report import describe_connections
 from tests.runtime.apps import compile_app, make_app, mount_file
 
 
@@ -90,7 +90,7 @@ def test_an_output_model_mismatch_is_not_labelled_arguments(tmp_path: Path) -> N
 
 
 def test_a_dynamic_version_is_diagnosed_as_such(copy_fixture: Callable[[str], Path]) -> None:
-    from eve_build.extension_build import build_extension
+    from eve_build.extension.build import build_extension
 
     root = copy_fixture("extensions/gizmo")
     pyproject = root / "pyproject.toml"

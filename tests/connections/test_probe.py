@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
-from eve_build.connections.report import describe_connections
+from eve_build.mcp.connection_report import describe_connections
 from tests.connections.conftest import TOKEN
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import COMPILED_PATH, CompiledAgent, CompiledTree
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import COMPILED_PATH, CompiledAgent, CompiledTree
 from tests.conftest import FIXTURES, copy_fixture_tree
 
 MakeApp = Callable[..., Path]

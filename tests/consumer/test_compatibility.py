@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from eve_build.consumer.build import build_agent
-from eve_build.extension_build import build_extension
-from eve_build.manifest import SOURCE_PACKAGE_DIR, derive_manifest_path
+from eve_build.extension.build import build_extension
+from eve_build.formats.manifest import SOURCE_PACKAGE_DIR, derive_manifest_path
 from eve_build.output.generate import SOURCE_PACKAGE
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors

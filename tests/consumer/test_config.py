@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import DIAGNOSTICS_PATH
+from eve_build.formats.compiled import DIAGNOSTICS_PATH
 from tests.consumer.conftest import MakeApp, read_json
 
 SECRET = "sk-canary-4242-do-not-print"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import read_compiled
-from eve_build.extension_build import build_extension
-from eve_build.manifest import MANIFEST_FILENAME, read_manifest
+from eve_build.extension.build import build_extension
+from eve_build.formats.compiled import read_compiled
+from eve_build.formats.manifest import MANIFEST_FILENAME, read_manifest
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors, find_tree, names
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.consumer.app import locate_app
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import COMPILED_PATH
 from eve_build.errors import UsageError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
+from eve_build.formats.compiled import COMPILED_PATH
+from eve_build.project.app import locate_app
 from eve_build.runtime import load_agent
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import COMPILED_PATH, DIAGNOSTICS_PATH
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import COMPILED_PATH, DIAGNOSTICS_PATH
 from tests.consumer.conftest import MakeApp, read_json
 
 REAL_REPLACE = os.replace

@@ -15,10 +15,10 @@ import pytest
 
 from eve_build._version import __version__
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import read_compiled
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
-from eve_build.manifest import derive_manifest_path
+from eve_build.extension.build import build_extension
+from eve_build.formats.compiled import read_compiled
+from eve_build.formats.manifest import derive_manifest_path
 from eve_build.runtime import load_agent
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp

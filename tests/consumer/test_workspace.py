@@ -11,8 +11,8 @@ import pytest
 
 from eve_build.consumer.build import build_agent
 from eve_build.consumer.compile import compile_agent
-from eve_build.consumer.compiled import COMPILED_PATH, DIAGNOSTICS_PATH
 from eve_build.errors import UsageError
+from eve_build.formats.compiled import COMPILED_PATH, DIAGNOSTICS_PATH
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp, build_errors, read_json
 

@@ -9,14 +9,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from eve_build.extension_build import build_extension
-from eve_build.manifest import Manifest, serialize_manifest
+from eve_build.extension.build import build_extension
+from eve_build.formats.manifest import Manifest, serialize_manifest
 from tests.golden_files import read_files
 
 PROBE = """
 import sys
 from pathlib import Path
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 result = build_extension(Path(sys.argv[1]))
 print(sorted(result.imported), "pydantic" in sys.modules)
 """

@@ -21,7 +21,7 @@ from eve_build.engine.cache import BuildCache
 from eve_build.engine.cache_folder import TAG_FILE
 from eve_build.engine.cache_store import DATABASE, SECRET_FILE, _digest, read_cache_secret
 from eve_build.engine.stamp import STAMP_FILE
-from eve_build.extension_build import BuildResult, build_extension
+from eve_build.extension.build import BuildResult, build_extension
 from tests.golden_files import read_files
 
 ALL_MODULES = 16  # modules acme-crm imports: extension.py and every contribution

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.engine.cache_folder import SIGNATURE, TAG_FILE, claim_cache_folder
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.golden_files import read_files
 
 Copy = Callable[[str], Path]

@@ -18,7 +18,7 @@ import pytest
 
 from eve_build.engine.cache_store import DATABASE
 from eve_build.engine.stamp import STAMP_FILE
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 
 WAITING = "waiting for the build cache"
 

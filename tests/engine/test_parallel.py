@@ -12,7 +12,7 @@ import pytest
 from eve_build.engine import author
 from eve_build.engine.author import derive_worker_count, split_evenly
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.golden_files import read_files
 
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.engine.stamp import STAMP_FILE
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.golden_files import read_files
 
 OUTPUT = Path("build") / "eve"
@@ -46,9 +46,9 @@ def test_a_build_with_nothing_changed_is_skipped_and_reports_the_same(gizmo: Pat
 PROBE = """
 import sys
 from pathlib import Path
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 result = build_extension(Path(sys.argv[1]))
-heavy = ("pydantic", "eve_build.engine.author", "eve_build.manifest", "eve_build.sdk")
+heavy = ("pydantic", "eve_build.engine.author", "eve_build.formats.manifest", "eve_build.sdk")
 print(result.checked, sorted(m for m in heavy if m in sys.modules))
 """
 

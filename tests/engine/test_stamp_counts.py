@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.engine.stamp import STAMP_FILE
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 
 
 def test_a_skipped_build_reports_the_counts_of_the_output_not_of_the_stamp(

@@ -20,7 +20,7 @@ from eve_build.engine.stamp import (
     read_stamp,
     write_stamp,
 )
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.formats.freshness import read_inputs
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.edits import edit_keeping_size_and_mtime

@@ -12,7 +12,7 @@ from pathlib import Path
 PROBE = """
 import json, sys
 from pathlib import Path
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.consumer.info import describe_agent
 build_extension(Path(sys.argv[1]))
 described = describe_agent(Path(sys.argv[2]))

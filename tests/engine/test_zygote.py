@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.engine import zygote
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.engine.test_lifeline import is_running, wait_for
 from tests.golden_files import read_files
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.golden_files import read_files
 
@@ -143,7 +143,7 @@ def test_a_failed_write_is_a_diagnostic_and_keeps_the_previous_output(
     def refuse(*_args: object) -> None:
         raise PermissionError("read-only file system")
 
-    monkeypatch.setattr("eve_build.extension_build.write_tree", refuse)
+    monkeypatch.setattr("eve_build.extension.build.write_tree", refuse)
     instructions = root / "extension" / "instructions.md"
     instructions.write_text(instructions.read_text() + "\nOne more line.\n")  # a new output
     with pytest.raises(DiagnosticsError) as caught:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.sdk import Mount, Tool
 from eve_build.sdk.binding import Binding, ToolContext, bind
 from tests.conftest import GOLDEN

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from eve_build._version import __version__
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.formats.freshness import (
     RECORD_FILE,
     explain_package_staleness,

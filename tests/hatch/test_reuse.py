@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hatchling.builders.wheel import WheelBuilder
 
-from eve_build.extension_build import BuildResult
+from eve_build.extension.build import BuildResult
 from eve_build.hatch import build_data
 
 TOOL = "extension/tools/search.py"
@@ -137,7 +137,7 @@ PROBE = """
 import sys
 from hatchling.builders.wheel import WheelBuilder
 list(WheelBuilder(sys.argv[1]).build(directory=sys.argv[2], versions=["standard"]))
-heavy = ("pydantic", "eve_build.engine.author", "eve_build.manifest", "eve_build.sdk")
+heavy = ("pydantic", "eve_build.engine.author", "eve_build.formats.manifest", "eve_build.sdk")
 print(sorted(m for m in heavy if m in sys.modules))
 """
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hatchling.builders.wheel import WheelBuilder
 
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.edits import SPIN, edit_keeping_size_and_mtime
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.integration.conftest import Venv
 
 pytestmark = pytest.mark.integration

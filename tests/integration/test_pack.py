@@ -12,7 +12,12 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.errors import EveBuildError
-from eve_build.pack import ISOLATED_HINT, derive_build_command, pack_extension, read_wheel_summary
+from eve_build.hatch.pack import (
+    ISOLATED_HINT,
+    derive_build_command,
+    pack_extension,
+    read_wheel_summary,
+)
 from tests.json_schemas import validate as validate_output
 
 pytestmark = pytest.mark.integration

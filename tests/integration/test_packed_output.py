@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.extension_build import build_extension
-from eve_build.pack import pack_extension
+from eve_build.extension.build import build_extension
+from eve_build.hatch.pack import pack_extension
 from tests.edits import SPIN, edit_keeping_size_and_mtime
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from tests.conftest import FIXTURES, copy_fixture_tree
 
 

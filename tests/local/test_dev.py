@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from eve_build.dev import DevSession, Generation, LocalRound, run_dev
+from eve_build.dev.loop import DevSession, Generation, LocalRound, run_dev
 from eve_build.local.trust import approve_trust
 from tests.local.conftest import place
 

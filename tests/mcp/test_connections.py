@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from typer.testing import CliRunner, Result
 
 from eve_build.cli import app as cli
-from eve_build.connections.report import describe_connections
+from eve_build.mcp.connection_report import describe_connections
 from tests.mcp.conftest import SECRETS
 from tests.mcp.servers import free_port, serving
 from tests.runtime.apps import compile_app, make_app

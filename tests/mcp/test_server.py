@@ -13,9 +13,9 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
+from eve_build.connections.sdk import require_sdk
 from eve_build.errors import DiagnosticsError
 from eve_build.mcp.prompts import CommandPrompt
-from eve_build.mcp.sdk import require_sdk
 from eve_build.mcp.server import create_mcp_server
 from eve_build.runtime import Agent, ToolNotFoundError, load_agent
 from tests.mcp.conftest import SECRETS, text_of

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from eve_build.dev import DevSession, Generation, LocalRound, run_dev
+from eve_build.dev.loop import DevSession, Generation, LocalRound, run_dev
 from eve_build.node.lifecycle import start_node, stop_node
 from eve_build.node.paths import NodePaths
 

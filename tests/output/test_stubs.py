@@ -12,7 +12,7 @@ import pytest
 from mypy import api as mypy_api
 from pydantic import BaseModel
 
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.output.stubs import StubWriter, derive_stub_parameters
 from tests.conftest import FIXTURES, copy_fixture_tree
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.extension_build import build_extension
-from eve_build.output import writer
-from eve_build.output.writer import link_if_equal, write_tree
+from eve_build.extension.build import build_extension
+from eve_build.formats import writer
+from eve_build.formats.writer import link_if_equal, write_tree
 
 Copy = Callable[[str], Path]
 

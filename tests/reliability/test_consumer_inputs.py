@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from eve_build.cli import app
 from eve_build.consumer.build import build_agent
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.runtime.snapshot import read_snapshot, write_snapshot
 from tests.conftest import FIXTURES, copy_fixture_tree
 

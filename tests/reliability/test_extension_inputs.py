@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.source.walk import MAX_DEPTH
 
 Copy = Callable[[str], Path]

@@ -26,8 +26,8 @@ from eve_build.cli import app
 from eve_build.consumer.build import build_agent
 from eve_build.consumer.workspace import locate_workspace
 from eve_build.errors import EveBuildError
-from eve_build.extension_build import build_extension
-from eve_build.manifest import ManifestError, parse_manifest
+from eve_build.extension.build import build_extension
+from eve_build.formats.manifest import ManifestError, parse_manifest
 from eve_build.runtime import Agent, load_agent
 from eve_build.runtime.arguments import read_arguments
 from eve_build.runtime.migration import migrate_snapshot
@@ -189,7 +189,7 @@ def test_mount_files_never_escape(one_mount: Path, body: bytes) -> None:
                              JSON) | JSON,
     "approvals": JSON}))
 def test_snapshots_never_escape(one_mount: Path, snapshot: Any) -> None:
-    from eve_build.consumer.compiled import walk_trees
+    from eve_build.formats.compiled import walk_trees
     from eve_build.runtime.loader import read_compiled_agent
 
     trees = walk_trees(read_compiled_agent(one_mount).root)

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.local.trust import read_trust
 from eve_build.project.pyproject import read_pyproject
 from eve_build.runtime.arguments import read_arguments

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.extension_build import build_extension
-from eve_build.output.writer import repair_output, write_tree
+from eve_build.extension.build import build_extension
+from eve_build.formats.writer import repair_output, write_tree
 
 TOOLS = 200
 KILLS = 8

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
-from eve_build.output.writer import recover_target, write_tree
+from eve_build.extension.build import build_extension
+from eve_build.formats.writer import recover_target, write_tree
 
 Copy = Callable[[str], Path]
 

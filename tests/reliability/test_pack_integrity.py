@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.extension_build import build_extension
-from eve_build.pack import STAGING_PREFIX, pack_extension
+from eve_build.extension.build import build_extension
+from eve_build.hatch.pack import STAGING_PREFIX, pack_extension
 from eve_build.project.package_files import find_root_links_outside
 
 Copy = Callable[[str], Path]

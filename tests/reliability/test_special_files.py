@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 from eve_build.local.trust import read_trust
 from eve_build.runtime.snapshot import read_snapshot
 from eve_build.userfile import UserFileError, read_user_bytes

@@ -13,8 +13,8 @@ import textwrap
 from pathlib import Path
 
 from eve_build.consumer.build import build_agent
-from eve_build.consumer.compiled import CompiledAgent
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
+from eve_build.formats.compiled import CompiledAgent
 from tests.conftest import FIXTURES
 
 WORKSPACE = """\

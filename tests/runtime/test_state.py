@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.consumer.compiled import CompiledMount, CompiledState
 from eve_build.errors import DiagnosticsError
+from eve_build.formats.compiled import CompiledMount, CompiledState
 from eve_build.runtime import Agent, migrate_snapshot
 from tests.runtime.apps import mount_file
 

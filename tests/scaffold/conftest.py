@@ -21,10 +21,10 @@ def build_calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     calls: list[Path] = []
     real: Callable[[Path], object] | None
     try:
-        module = importlib.import_module("eve_build.extension_build")
+        module = importlib.import_module("eve_build.extension.build")
     except ImportError:
-        module = types.ModuleType("eve_build.extension_build")
-        monkeypatch.setitem(sys.modules, "eve_build.extension_build", module)
+        module = types.ModuleType("eve_build.extension.build")
+        monkeypatch.setitem(sys.modules, "eve_build.extension.build", module)
         real = None
     else:
         real = module.build_extension

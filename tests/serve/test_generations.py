@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from eve_build.dev import DevSession
+from eve_build.dev.loop import DevSession
 from eve_build.serve.app import build_app
 from eve_build.serve.dev import DevServer
 from eve_build.serve.generation import Host

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from eve_build.consumer.compiled import CompiledContribution
+from eve_build.formats.compiled import CompiledContribution
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.definitions import Schedule
 from eve_build.serve.contributions import BoundContribution

@@ -9,7 +9,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.json_schemas import validate
 from tests.session.turns import make_turn
 

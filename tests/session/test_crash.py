@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.conftest import REPO
 
 COMMITTER = """
 import sys
 sys.path.insert(0, sys.argv[2])
 from pathlib import Path
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.turns import make_turn
 store = open_session_store(Path(sys.argv[1]))
 record = store.read_session("crash")

@@ -8,7 +8,7 @@ import pytest
 
 from eve_build.errors import DiagnosticsError
 from eve_build.session import schema
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.turns import make_turn
 
 

@@ -15,7 +15,7 @@ import pytest
 from eve_build.errors import DiagnosticsError
 from eve_build.serve import create_app
 from eve_build.session.states import StoreStates
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.postgres_server import PostgresServer
 from tests.session.turns import make_turn
 

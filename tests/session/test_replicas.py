@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.servers import Server, start_replica, stopping
 
 SPEED = 30.0  # simulated seconds per real second: a due time every 2 s

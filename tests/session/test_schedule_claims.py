@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
 from eve_build.serve import create_app
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.json_schemas import validate
 
 START = datetime(2026, 12, 1, 9, 0, 30).astimezone()

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError
-from eve_build.session.store import STORE_ENV, TurnRecord, open_session_store
+from eve_build.session.store import STORE_ENV, TurnRecord
+from eve_build.session.stores import open_session_store
 from tests.session.turns import make_turn
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.errors import DiagnosticsError
-from eve_build.extension_build import build_extension
+from eve_build.extension.build import build_extension
 
 Copy = Callable[[str], Path]
 

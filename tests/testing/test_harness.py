@@ -135,7 +135,7 @@ def test_the_eve_agent_fixture_builds_and_loads_an_app(
 def test_the_plugin_module_imports_nothing_heavy() -> None:
     code = ("import sys; import eve_build.testing.plugin; "
             "print(sorted(m for m in ('pydantic', 'eve_build.runtime', 'eve_build.testing.harness',"
-            " 'eve_build.extension_build') if m in sys.modules))")
+            " 'eve_build.extension.build') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.engine.fake_openai import Script
 
 

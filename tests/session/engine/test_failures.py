@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.session.engine.conftest import eve
 from tests.session.engine.fake_openai import Script
 

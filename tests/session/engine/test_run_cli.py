@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from eve_build.session.store import open_session_store
+from eve_build.session.stores import open_session_store
 from tests.conftest import GOLDEN
 from tests.json_schemas import validate
 from tests.session.engine.conftest import eve as run_eve

@@ -18,7 +18,7 @@ from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
 
 if TYPE_CHECKING:
-    from eve_build.extension_build import BuildResult
+    from eve_build.extension.build import BuildResult
 
 
 def find_output_unlike_build(result: BuildResult) -> list[Diagnostic]:

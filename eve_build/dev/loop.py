@@ -21,7 +21,7 @@ from eve_build.errors import DiagnosticsError, UsageError
 if TYPE_CHECKING:
     import watchfiles
 
-    from eve_build.consumer.compiled import CompiledAgent
+    from eve_build.formats.compiled import CompiledAgent
 
 OUTPUT_FOLDERS = frozenset({"build", "dist", ".eve"})
 """Ignored only at the top of a watched root (app or member): `agent/tools/build/x.py`
@@ -88,7 +88,7 @@ class DevSession:
     def record_status(self, generation: Generation, problems: Iterable[Diagnostic] = (),
                       serving: int | None = None) -> None:
         """`.eve/dev/status.json` for this round (what the `eve_dev` extension shows)."""
-        from eve_build.dev_status import derive_status, write_status
+        from eve_build.dev.status import derive_status, write_status
 
         last = self.last_good
         if self.output_root.is_dir():
@@ -122,8 +122,8 @@ class DevSession:
     def watched_paths(self) -> list[Path]:
         """The app folder, every workspace member folder and every extension project
         installed from a path or editable."""
-        from eve_build.consumer.app import try_find_app_root
         from eve_build.consumer.workspace import locate_workspace
+        from eve_build.project.app import try_find_app_root
 
         root = try_find_app_root(self.app_root.resolve()) or self.app_root.resolve()
         from eve_build.consumer.sources import find_installed_sources
@@ -181,7 +181,7 @@ CONTRIBUTION_KINDS = ("tools", "skills", "channels", "connections", "schedules",
 def count_contributions(compiled: CompiledAgent) -> dict[str, int]:
     """How many of each contribution kind the root agent has, as `eve info` lists them
     (a subagent's tools are its own), and how many subagents there are at any depth."""
-    from eve_build.consumer.compiled import walk_trees
+    from eve_build.formats.compiled import walk_trees
 
     counts = {kind: len(getattr(compiled.root, kind)) for kind in CONTRIBUTION_KINDS
               if kind != "subagents"}

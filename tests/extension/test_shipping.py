@@ -10,8 +10,8 @@ import pytest
 
 from eve_build.consumer.build import build_agent
 from eve_build.engine.stamp import STAMP_FILE, Stamp, read_stamp, write_stamp
-from eve_build.extension_build import build_extension
-from eve_build.output.shipping import find_output_unlike_build
+from eve_build.extension.build import build_extension
+from eve_build.extension.shipping import find_output_unlike_build
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.edits import SPIN, edit_keeping_size_and_mtime
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from mcp import Client
 
-from eve_build.dev import DevSession
-from eve_build.dev_extensions import locate_bundled_extensions
+from eve_build.dev.extensions import locate_bundled_extensions
+from eve_build.dev.loop import DevSession
 from eve_build.runtime.loader import load_agent
 from tests.runtime.apps import compile_app, make_app, mount_file
 

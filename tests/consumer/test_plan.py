@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 from ruamel.yaml import YAML
 
-from eve_build.engine.plan import derive_plan
-from eve_build.extension_build import build_extension
+from eve_build.consumer.plan import derive_plan
+from eve_build.extension.build import build_extension
 from eve_build.scaffold.workspace import render_workspace_ci
 from tests.conftest import FIXTURES, GOLDEN, copy_fixture_tree
 from tests.golden_files import assert_matches_golden

@@ -16,7 +16,7 @@ from eve_build.capabilities import DIST_INFO_MANIFEST as DIST_INFO_MANIFEST
 from eve_build.capabilities import MANIFEST_FILENAME as MANIFEST_FILENAME
 from eve_build.capabilities import MANIFEST_KIND, SUPPORTED_FORMAT_VERSIONS
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE_DIR
-from eve_build.output.json_text import derive_json_text
+from eve_build.formats.json_text import derive_json_text
 from eve_build.userfile import read_user_text
 
 

@@ -1,11 +1,11 @@
 """`eve_dev`: shows the agent what `eve dev` is running and what its last rebuild did.
 
-A bundled development extension (`eve_build.dev_extensions`): `eve dev` loads it,
+A bundled development extension (`eve_build.dev.extensions`): `eve dev` loads it,
 production never does. Its tool `dev_status` answers with the generation being
 served, the last round's outcome (changed files, rebuilt extensions, diagnostics
 with file, line and hint) and the agent's surface as compiled (tools, skills,
 channels, schedules, mounts, subagents); `/dev-status` says the same in a few lines.
-It reads `.eve/dev/status.json` (eve_build.dev_status) and the compiled agent.
+It reads `.eve/dev/status.json` (eve_build.dev.status) and the compiled agent.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ def describe_dev_status(root: Any) -> dict[str, Any]:
     """The status `eve dev` wrote for the app at `root`, with the compiled surface."""
     from pathlib import Path
 
-    from eve_build.consumer.compiled import walk_trees
-    from eve_build.dev_status import read_status
+    from eve_build.dev.status import read_status
     from eve_build.errors import DiagnosticsError
+    from eve_build.formats.compiled import walk_trees
     from eve_build.runtime.loader import read_compiled_agent
 
     status = read_status(Path(root)) or {"status": "unknown", "generation": None,

@@ -38,7 +38,7 @@ PLAN_FORMAT_VERSION = 1
 
 def derive_plan(start: Path) -> dict[str, Any]:
     """The build plan of the workspace holding `start` (raises DiagnosticsError)."""
-    from eve_build.extension_build import locate_extension_project
+    from eve_build.extension.build import locate_extension_project
 
     start = start.resolve()
     root = try_find_workspace_root(start) or start

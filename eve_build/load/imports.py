@@ -20,10 +20,10 @@ import types
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from eve_build.consumer.compiled import AGENT_PACKAGE
 from eve_build.diagnostics import Diagnostic, error
-from eve_build.engine import progress
 from eve_build.errors import describe_syntax_error
+from eve_build.formats.compiled import AGENT_PACKAGE
+from eve_build.load import progress
 from eve_build.load.importer import isolated_package
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from eve_build.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from eve_build.dev import Generation
+    from eve_build.dev.loop import Generation
 
 STATUS_FILE = Path(".eve") / "dev" / "status.json"
 STATUS_FORMAT_VERSION = 1

@@ -7,14 +7,14 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from eve_build.consumer.compiled import COMPILED_PATH
-from eve_build.dev import (
+from eve_build.dev.loop import (
     DevSession,
     Generation,
     is_source_change,
     run_dev,
     watch_with_watchfiles,
 )
+from eve_build.formats.compiled import COMPILED_PATH
 from eve_build.runtime.loader import read_compiled_agent
 from tests.conftest import FIXTURES, copy_fixture_tree
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.manifest import (
+from eve_build.formats.manifest import (
     Manifest,
     ManifestError,
     parse_manifest,

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from eve_build.errors import DiagnosticsError, EveBuildError
-from eve_build.extension_build import BuildResult, build_extension
+from eve_build.extension.build import BuildResult, build_extension
+from eve_build.formats.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
 from eve_build.install_hint import derive_install_hint
-from eve_build.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
 from eve_build.process import Runner, derive_output_tail, find_decisive_line, run_subprocess
 from eve_build.project.package_files import find_root_links_outside
 from eve_build.project.roots import locate_extension_root

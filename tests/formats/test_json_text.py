@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eve_build.output.json_text import derive_json_text
+from eve_build.formats.json_text import derive_json_text
 
 
 def standard(value: Any) -> str:

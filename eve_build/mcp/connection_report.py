@@ -49,7 +49,7 @@ def describe_connections(app_root: Path, *, probe: bool = False,
 def probe_all(resolved: list[ResolvedConnection], timeout: float,
               ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Probe results by connection key (`name` or `subagent/name`) and their problems."""
-    from eve_build.mcp.sdk import require_sdk
+    from eve_build.connections.sdk import require_sdk
 
     require_sdk("`--probe`")
     from eve_build.connections.probe import probe_connections
@@ -76,8 +76,8 @@ def describe_agent_probed(app_root: Path, agent: str | None = None, *,
     The info is compiled in memory as always; the probe loads the built agent, whose
     problems join the diagnostics (they do not change `status`, which is the compile's).
     """
-    from eve_build.consumer.app import locate_app
     from eve_build.consumer.info import describe_agent
+    from eve_build.project.app import locate_app
 
     info = describe_agent(app_root, agent, show_config=show_config)
     app, _ = locate_app(app_root, agent)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from eve_build.capabilities import MANIFEST_FILENAME
 from eve_build.capabilities import SOURCE_PACKAGE_DIR as SOURCE_PACKAGE
 from eve_build.diagnostics import Diagnostic, Diagnostics, error
-from eve_build.engine.budget import read_import_timeout
 from eve_build.engine.cache import derive_environment_digest, locate_cache_dir
 from eve_build.engine.cache_folder import claim_cache_folder
 from eve_build.engine.stamp import (
@@ -29,6 +28,12 @@ from eve_build.engine.stamp import (
 )
 from eve_build.engine.zygote import Zygote, warm_workers
 from eve_build.errors import DiagnosticsError
+from eve_build.extension.guards import (
+    find_foreign_output,
+    find_output_escape,
+    find_unsafe_output,
+    is_output_current,
+)
 from eve_build.formats.freshness import (
     RECORD_FILE,
     Inputs,
@@ -36,13 +41,8 @@ from eve_build.formats.freshness import (
     read_inputs,
     serialize_record,
 )
-from eve_build.output.guards import (
-    find_foreign_output,
-    find_output_escape,
-    find_unsafe_output,
-    is_output_current,
-)
-from eve_build.output.writer import repair_output, write_tree
+from eve_build.formats.writer import repair_output, write_tree
+from eve_build.project.budget import read_import_timeout
 from eve_build.project.pyproject import (
     ExtensionProject,
     parse_extension_project,
@@ -54,7 +54,7 @@ from eve_build.userfile import read_user_bytes
 if TYPE_CHECKING:  # the modules that check and generate are imported only when needed:
     # a build whose stamp is current (nothing changed) never loads them
     from eve_build.engine.author import CheckedSource
-    from eve_build.manifest import Manifest
+    from eve_build.formats.manifest import Manifest
     from eve_build.source.layout import SourceLayout
 
 @dataclass(frozen=True)
@@ -76,11 +76,11 @@ class BuildResult:
     def manifest(self) -> Manifest:
         """The built manifest (read from the output when the build was skipped)."""
         if self._manifest is None and self._manifest_data is not None:
-            from eve_build.manifest import Manifest
+            from eve_build.formats.manifest import Manifest
 
             object.__setattr__(self, "_manifest", Manifest.model_validate(self._manifest_data))
         if self._manifest is None:
-            from eve_build.manifest import read_manifest
+            from eve_build.formats.manifest import read_manifest
 
             path = self.package_dir / SOURCE_PACKAGE / MANIFEST_FILENAME
             object.__setattr__(self, "_manifest", read_manifest(path))
@@ -185,7 +185,7 @@ def _build_in_full(project: ExtensionProject, budget: float, *, use_cache: bool,
     the output is then written without a record, so it is never current)."""
     from eve_build.engine.author import check_source
     from eve_build.engine.cache import BuildCache
-    from eve_build.output.shipping import derive_digests
+    from eve_build.extension.shipping import derive_digests
     from eve_build.source.discover import discover_source
     from eve_build.source.skills import find_unreadable_instructions
 
@@ -241,8 +241,8 @@ def _derive_files(
         MANIFEST_KIND,
         derive_requirements,
     )
+    from eve_build.formats.json_text import derive_json_text
     from eve_build.output import generate
-    from eve_build.output.json_text import derive_json_text
 
     base, source = project.import_name, project.source_dir
     files: dict[str, bytes] = {}
