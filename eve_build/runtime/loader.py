@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from eve_build.consumer.upgrades import find_changed_packages
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.formats.compiled import (
@@ -35,6 +34,7 @@ from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
 from eve_build.runtime.redaction import derive_redactor, redact_diagnostics, remember
 from eve_build.runtime.surface import Resolver, Surface
+from eve_build.runtime.upgrades import find_changed_packages
 from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount
