@@ -34,9 +34,9 @@ from generated import PYPROJECT
 
 from eve_build.consumer.build import build_agent
 from eve_build.consumer.freshness import is_up_to_date
-from eve_build.consumer.upgrades import find_changed_packages
 from eve_build.extension.build import build_extension, locate_extension_project
 from eve_build.formats.compiled import walk_trees
+from eve_build.runtime.upgrades import find_changed_packages
 
 WORKSPACE = """[project]
 name = "bench-agent"

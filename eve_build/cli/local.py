@@ -34,7 +34,7 @@ def command(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a local extension's command: the reply on stdout (exit 1 when it raised)."""
-    from eve_build.runtime.loader import load_agent
+    from eve_build.host import load_agent
 
     def run() -> Any:
         with load_agent(path, extensions=extension or ()) as agent:
@@ -63,8 +63,8 @@ def message(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Run a message through the input hooks, commands and skill expansion."""
+    from eve_build.host import load_agent
     from eve_build.local.messages import handle_message
-    from eve_build.runtime.loader import load_agent
 
     def run() -> Any:
         with load_agent(path, extensions=extension or ()) as agent:

@@ -53,9 +53,9 @@ def call(
     extension: ExtensionPaths = None,
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
+    from eve_build.host import load_agent
     from eve_build.runtime.arguments import read_arguments
     from eve_build.runtime.calls import derive_call_bound
-    from eve_build.runtime.loader import load_agent
 
     def run() -> ToolResult:
         given = read_arguments(arguments)

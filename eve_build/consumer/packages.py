@@ -11,14 +11,13 @@ from __future__ import annotations
 import sys
 from collections import deque
 from dataclasses import dataclass
-from importlib.machinery import PathFinder
 from pathlib import Path
 
 from eve_build.consumer.compatibility import check_package
 from eve_build.consumer.freshness import find_edited_output
 from eve_build.consumer.mounts import MountSite, derive_nested_sites, parse_mount_file
 from eve_build.diagnostics import Diagnostic, error, warning
-from eve_build.formats.manifest import Manifest, derive_manifest_path
+from eve_build.formats.manifest import Manifest, derive_manifest_path, try_locate_package
 from eve_build.project.app import derive_shown
 
 
@@ -100,15 +99,3 @@ def find_edited_installed(mount: LocatedMount, app_root: Path) -> list[Diagnosti
         f"was built: {listed} no longer match its manifest",
         f"reinstall it (`pip install --force-reinstall {mount.manifest.package.name}`), or "
         "change the extension's sources and rebuild it", line=mount.line)]
-
-
-def try_locate_package(module: str, paths: list[str]) -> Path | None:
-    """The folder of the top-level package `module` on `paths` (never imported)."""
-    try:
-        spec = PathFinder.find_spec(module, paths)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    locations = list(spec.submodule_search_locations)
-    return Path(locations[0]).resolve() if locations else None

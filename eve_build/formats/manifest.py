@@ -7,6 +7,7 @@ consumer parses it before importing any extension code.
 from __future__ import annotations
 
 import json
+from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,19 @@ def derive_manifest_path(package_dir: Path) -> Path:
     """Where the manifest of the import package at `package_dir` is:
     `<package_dir>/extension/_manifest.json`."""
     return package_dir / SOURCE_PACKAGE_DIR / MANIFEST_FILENAME
+
+
+def try_locate_package(module: str, paths: list[str]) -> Path | None:
+    """The folder of the top-level package `module` on `paths` (never imported): where a
+    consumer and the host find a built package, to read its manifest."""
+    try:
+        spec = PathFinder.find_spec(module, paths)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    locations = list(spec.submodule_search_locations)
+    return Path(locations[0]).resolve() if locations else None
 
 
 def serialize_manifest(manifest: Manifest) -> str:

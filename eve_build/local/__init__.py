@@ -36,8 +36,8 @@ Host-side API (kept backward-compatible; other runtime pieces build on it):
   new-local`).
 
 Layer 4, run side, its top: may import `node`, `connections`, `runtime`, the authored
-layer, formats and the foundation; never the build side (one listed debt: the script
-templates of `scaffold`).
+layer, formats and the foundation; never `host` or the build side (the script template
+is found by the foundation module `eve_build.toolchain`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from eve_build.errors import DiagnosticsError, EveBuildError, UsageError
 from eve_build.formats.writer import write_file
 from eve_build.local.discovery import GLOBAL_FOLDER, locate_eve_home, locate_project_folder
 from eve_build.naming import find_segment_problems, suggest_segment
-from eve_build.scaffold.render import locate_templates
+from eve_build.toolchain import locate_templates
 
 TEMPLATE = "extension.py.jinja"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from eve_build.connections.resolve import ResolvedConnection, discover_connections
 from eve_build.diagnostics import Diagnostic, summarize
-from eve_build.runtime.loader import load_agent
+from eve_build.host import load_agent
 
 PROBE_TIMEOUT = 5.0
 """Seconds one probe may take, connecting and listing included."""

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from eve_build.connections.sdk import require_sdk
-from eve_build.runtime.loader import load_agent
+from eve_build.host import load_agent
 from eve_build.runtime.loopwatch import run_watched
 
 

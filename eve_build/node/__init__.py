@@ -12,6 +12,6 @@ JSON-RPC 2.0 on the Unix socket `$EVE_HOME/run/<name>.sock` (docs/protocol.md).
 - `client`, `scan`: the host side, turning running nodes into `Spec`s of origin `node`.
 
 Layer 4, run side: may import `runtime`, the authored layer, formats and the foundation;
-never `local` or `connections`, never the build side (one listed debt: the toolchain
-of `scaffold` a node's venv installs).
+never `local` or `connections`, never the build side (a node's venv installs
+eve-build with the foundation module `eve_build.toolchain`).
 """

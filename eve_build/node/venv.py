@@ -38,8 +38,8 @@ def ensure_environment(project: Path, name: str, runner: Runner) -> tuple[Path, 
     stamp = project / ".venv" / STAMP
     if python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == key:
         return python, []
-    # the scaffold package imports jinja2: only an install needs its toolchain helpers
-    from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
+    # only an install needs the toolchain helpers (zipfile, csv, packaging)
+    from eve_build.toolchain import try_locate_checkout, write_installed_wheel
 
     uv = shutil.which("uv")
     steps: list[str] = []

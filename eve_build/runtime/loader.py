@@ -1,7 +1,12 @@
 """Load what `eve build` produced: `.eve/compile/compiled-agent.json` -> a live Agent.
 
-    agent = load_agent(Path("my-agent"))          # reads the compiled agent
-    agent = open_agent(compiled, Path("my-agent")) # from a model in memory
+    compiled = read_compiled_agent(Path("my-agent"))
+    agent = open_compiled_agent(compiled, Path("my-agent"))   # the core, nothing local
+
+This is the runtime core. `load_agent` and `open_agent` (`eve_build.host`, imported as
+`from eve_build.runtime import load_agent`) compose it with the local extensions and
+the connections' tools, which are above the runtime: the core asks for them through
+the `open_layer` and `open_connections` it is given.
 
 Loading puts the compiled `sys_path` first, installs the agent folder as the
 package `eve_agent` for the life of the agent, opens every mount (mount file,
@@ -13,13 +18,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from eve_build.consumer.upgrades import find_changed_packages
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
 from eve_build.formats.compiled import (
@@ -35,41 +39,27 @@ from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
 from eve_build.runtime.redaction import derive_redactor, redact_diagnostics, remember
 from eve_build.runtime.surface import Resolver, Surface
+from eve_build.runtime.upgrades import find_changed_packages
 from eve_build.runtime.workers import WorkerPool, shared_pool
 from eve_build.sdk.binding import Binding
 from eve_build.sdk.mount import Mount
 from eve_build.settings import find_setting_problems
 
 if TYPE_CHECKING:
-    from eve_build.local.context import LocalSession
-    from eve_build.local.record import LocalSource
+    from eve_build.connections.tools import ConnectionTools
+    from eve_build.host.loader import load_agent as load_agent
+    from eve_build.host.loader import open_agent as open_agent
+    from eve_build.local.layer import LocalLayer
+
+LayerOpener = Callable[[Path, MutableMapping[str, Any], WorkerPool], "LocalLayer"]
+"""Opens the local layer over the agent's state and worker pool (`eve_build.host`)."""
+ConnectionsOpener = Callable[[Agent, Mapping[str, str]], "ConnectionTools"]
+"""Opens the tools of the agent's connections (`eve_build.host`)."""
 
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
 RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT", "EVE_TURN_TIMEOUT")
 """The environment variables of eve_build.settings the runtime reads, checked at load."""
-
-
-def load_agent(
-    app_root: Path, *, environ: Mapping[str, str] | None = None,
-    hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
-    local: bool = True, extensions: Sequence[Path] = (),
-    states: MutableMapping[str, Any] | None = None, local_session: LocalSession | None = None,
-) -> Agent:
-    """Load the agent `eve build` compiled in `app_root` (raises DiagnosticsError).
-
-    With `local` (the default), the local extensions load too: `extensions` (`-e`),
-    then `<app_root>/.eve/extensions/` when trusted, then `$EVE_HOME/extensions/`.
-
-    `app_root` may be any folder inside the app: the root is found upward, like git.
-    `states` holds every state value (default: a dict in memory; `eve serve` passes the
-    session store's, eve_build.session.states), `local_session` the local extensions'
-    notices and entries (default: a new one in memory).
-    """
-    app_root = try_find_app_root(app_root.resolve()) or app_root
-    return open_agent(read_compiled_agent(app_root), app_root, environ=environ,
-                      hook_budget=hook_budget, snapshot=snapshot, local=local,
-                      extensions=extensions, states=states, local_session=local_session)
 
 
 def read_compiled_agent(app_root: Path) -> CompiledAgent:
@@ -95,18 +85,19 @@ def read_compiled_agent(app_root: Path) -> CompiledAgent:
     return compiled
 
 
-def open_agent(
+def open_compiled_agent(
     compiled: CompiledAgent, app_root: Path, *, environ: Mapping[str, str] | None = None,
     hook_budget: float = HOOK_BUDGET, snapshot: Mapping[str, Any] | None = None,
     mounts: Mapping[str, Mount] | None = None, pool: WorkerPool | None = None,
-    local: bool = False, extensions: Sequence[Path] = (),
-    local_sources: Sequence[LocalSource] | None = None,
-    states: MutableMapping[str, Any] | None = None, local_session: LocalSession | None = None,
+    states: MutableMapping[str, Any] | None = None, open_layer: LayerOpener | None = None,
+    open_connections: ConnectionsOpener | None = None,
 ) -> Agent:
     """Load a compiled agent; `mounts` (by mount path) stand in for mount files.
 
-    `local` loads the local extensions (from `local_sources`, by default
-    `derive_local_sources(extensions)`); a failing one is dropped, never fatal.
+    `open_layer` opens the local extensions' layer (none without it; a failing
+    extension is dropped, never fatal); `open_connections` the connections' tools (an
+    agent with connections and no opener has none of their tools). `open_agent`
+    (`eve_build.host`) passes both.
     """
     root = app_root.resolve()
     invalid = find_setting_problems(RUNTIME_SETTINGS, os.environ)
@@ -138,25 +129,13 @@ def open_agent(
             found.extend(problems)
         if any(d.is_error for d in found):
             raise DiagnosticsError("cannot load the agent", redact_diagnostics(found, secrets))
-        layer = None
-        if local or local_sources is not None:  # imported here: eve_build.local uses runtime
-            from eve_build.local.context import LocalSession
-            from eve_build.local.load import derive_local_sources, open_local_layer
-
-            # restored first, so `setup(ctx)` sees its entries; a served agent's session
-            # keeps its entries in the store (eve_build.session.states.StoreEntries)
-            session = local_session if local_session is not None else LocalSession()
-            if snapshot is not None:
-                session.restore(snapshot.get("local", {}))
-            layer = open_local_layer(root, states, pool,
-                                     derive_local_sources(extensions) if local_sources is None
-                                     else local_sources, session=session)
+        layer = open_layer(root, states, pool) if open_layer is not None else None
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
-        if any(tree.connections for tree in trees):  # their tools join on first need
-            from eve_build.connections.tools import ConnectionTools
-
-            agent.connections = ConnectionTools(agent, os.environ if environ is None else environ)
+        if open_connections is not None and any(tree.connections for tree in trees):
+            # their tools join on first need
+            agent.connections = open_connections(
+                agent, os.environ if environ is None else environ)
         agent.redactor = derive_redactor(secrets)
         if snapshot is not None:
             agent.load_snapshot(snapshot)
@@ -174,3 +153,15 @@ def _load_error(code: str, message: str, hint: str) -> DiagnosticsError:
 
 def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def __getattr__(name: str) -> Any:
+    """`from eve_build.runtime.loader import load_agent` (and `open_agent`), the path before
+    the composition moved above the runtime, still works: they live in
+    `eve_build.host.loader`, which imports this module, so they are fetched by name here,
+    never imported."""
+    if name in ("load_agent", "open_agent"):
+        import importlib
+
+        return getattr(importlib.import_module("eve_build.host.loader"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,7 +30,7 @@ from eve_build.scaffold.steps import (
     install_environment,
     report_nothing,
 )
-from eve_build.scaffold.toolchain import try_locate_checkout, try_locate_installed_wheel
+from eve_build.toolchain import try_locate_checkout, try_locate_installed_wheel
 
 
 @dataclass(frozen=True)

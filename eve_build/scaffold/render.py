@@ -1,10 +1,11 @@
 """Render the `eve extension init` scaffold from the jinja2 templates.
 
 The templates live at the repository's top level in `templates/extension/` and ship
-in the wheel as `eve_build/_templates/extension/`. A template's path below that
-folder, minus `.jinja`, is the output path; a segment spelled `dot-NAME` is written
-as `.NAME`, so that the template tree holds no dotfiles of its own (a real
-`.gitignore` or `.github/` there would act on eve-build's own repository).
+in the wheel as `eve_build/_templates/extension/` (found by
+`eve_build.toolchain.locate_templates`). A template's path below that folder, minus
+`.jinja`, is the output path; a segment spelled `dot-NAME` is written as `.NAME`, so
+that the template tree holds no dotfiles of its own (a real `.gitignore` or `.github/`
+there would act on eve-build's own repository).
 """
 
 from __future__ import annotations
@@ -15,18 +16,18 @@ from typing import Any
 
 import jinja2
 
-import eve_build
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.naming import derive_import_name
 from eve_build.scaffold.metadata import Author, derive_pyproject, derive_runtime_requirement
 from eve_build.scaffold.options import SampleConfig, derive_options_table, derive_sample_fields
+from eve_build.toolchain import EXTENSION_TEMPLATE as EXTENSION_TEMPLATE
+from eve_build.toolchain import locate_templates as locate_templates
 
 TEMPLATE_SUFFIX = ".jinja"
 OWN_REPOSITORY_ONLY = (".github/workflows/ci.yml",)
 """Files only a package that is its own repository gets (not a workspace member)."""
 DOT_PREFIX = "dot-"
-EXTENSION_TEMPLATE = "extension"
 
 
 @dataclass(frozen=True)
@@ -70,24 +71,6 @@ def derive_variables(context: ScaffoldContext) -> dict[str, Any]:
         "config_fields": derive_sample_fields(),
         "options_table": derive_options_table(SampleConfig.model_json_schema()).rstrip("\n"),
     }
-
-
-def locate_templates(kind: str = EXTENSION_TEMPLATE) -> Path:
-    """The folder of the `kind` templates: shipped in the wheel, else the checkout's.
-
-    Raises:
-        EveBuildError: neither location has them (a broken install).
-    """
-    package_dir = Path(eve_build.__file__).parent
-    shipped = package_dir / "_templates"
-    root = shipped if shipped.is_dir() else package_dir.parent / "templates"
-    folder = root / kind
-    if not folder.is_dir():
-        raise EveBuildError(
-            f"the `{kind}` scaffold templates are missing: looked in `{folder}`",
-            hint="reinstall eve-build; a wheel ships them in `eve_build/_templates/`",
-        )
-    return folder
 
 
 def derive_output_path(template: PurePosixPath) -> str:

@@ -27,8 +27,8 @@ from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.process import Runner, derive_output_tail
 from eve_build.scaffold.installer import Installer, can_install_from_outside, derive_installer
-from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel
 from eve_build.scaffold.wheelhouse import write_dependency_wheels
+from eve_build.toolchain import try_locate_checkout, write_installed_wheel
 
 TEST_EXTRA = "test"
 GIT_IDENTITY = (("user.name", "eve-build"), ("user.email", "eve-build@localhost"))

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from eve_build.scaffold.toolchain import INSTALL_ONLY_METADATA, write_wheel_archive
+from eve_build.toolchain import INSTALL_ONLY_METADATA, write_wheel_archive
 
 SCRIPT_DIRS = frozenset({"bin", "Scripts"})
 REGENERATED_METADATA = INSTALL_ONLY_METADATA - {"WHEEL"}

@@ -20,9 +20,10 @@ from starlette.types import Receive, Scope, Send
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
+from eve_build.host import load_agent
 from eve_build.local.context import LocalSession
 from eve_build.runtime.agent import Agent
-from eve_build.runtime.loader import load_agent, read_compiled_agent
+from eve_build.runtime.loader import read_compiled_agent
 from eve_build.runtime.workers import shared_pool
 from eve_build.serve.answers import error_response
 from eve_build.serve.channels import ChannelEndpoint

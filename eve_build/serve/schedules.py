@@ -24,9 +24,9 @@ from typing import Any, Literal
 
 from eve_build.cron import derive_next_runs
 from eve_build.formats.compiled import CompiledAgent, walk_trees
+from eve_build.host import load_agent
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
-from eve_build.runtime.loader import load_agent
 from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext

@@ -85,7 +85,7 @@ class OpenRun:
 def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
     """The store, the agent (its snapshot restored when resuming) and the session."""
     require_agent_extra()
-    from eve_build.runtime.loader import load_agent
+    from eve_build.host import load_agent
 
     root = locate_app_root(path)
     storage = open_storage(root)

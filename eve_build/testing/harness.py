@@ -21,9 +21,10 @@ from typing import Any, TypeVar
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import DiagnosticsError, EveBuildError
+from eve_build.host import open_agent
 from eve_build.runtime.agent import Agent, EventOutcome
 from eve_build.runtime.approval import ApprovalRequest, Approver
-from eve_build.runtime.loader import HOOK_BUDGET, open_agent
+from eve_build.runtime.loader import HOOK_BUDGET
 from eve_build.sdk.binding import derive_state_key
 from eve_build.sdk.mount import Mount, ToolResult
 
@@ -157,7 +158,7 @@ def load_app(path: str | Path, *, hook_budget: float = HOOK_BUDGET,
              environ: Mapping[str, str] | None = None) -> AgentHarness:
     """Build the agent app at `path` with `eve build` (in place) and load it."""
     from eve_build.consumer.build import build_agent
-    from eve_build.runtime.loader import load_agent
+    from eve_build.host import load_agent
 
     root = Path(path)
     _raise_readably(lambda: build_agent(root))

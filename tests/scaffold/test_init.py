@@ -14,7 +14,7 @@ from eve_build.errors import EveBuildError
 from eve_build.scaffold import init_extension, steps
 from eve_build.scaffold.installer import PIP_QUIET, locate_pip_wheel
 from eve_build.scaffold.metadata import derive_runtime_requirement
-from eve_build.scaffold.toolchain import try_locate_checkout
+from eve_build.toolchain import try_locate_checkout
 from tests.scaffold.helpers import NO_IDENTITY, FakeRunner, expected_scaffold, read_scaffold
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from eve_build.scaffold import init_extension
-from eve_build.scaffold.toolchain import try_locate_checkout
+from eve_build.toolchain import try_locate_checkout
 
 pytestmark = pytest.mark.integration
 
@@ -106,7 +106,7 @@ def test_an_installed_eve_build_repacks_to_its_own_wheel(tmp_path: Path) -> None
     (tmp_path / "out").mkdir()
     script = (
         "import sys; from pathlib import Path; "
-        "from eve_build.scaffold.toolchain import try_locate_checkout, write_installed_wheel; "
+        "from eve_build.toolchain import try_locate_checkout, write_installed_wheel; "
         "assert try_locate_checkout() is None; "
         "print(write_installed_wheel(Path(sys.argv[1])))"
     )

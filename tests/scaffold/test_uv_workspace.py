@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from eve_build.scaffold.toolchain import try_locate_checkout
+from eve_build.toolchain import try_locate_checkout
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,5 @@
-"""Upgrade safety: is what is installed still what the agent was built against?
+"""The host's load-time upgrade check: is what is installed still what the agent was built
+against? (`runtime/extension-changed`; the run side asks it, nothing of the build side.)
 
 `compiled-agent.json` records each mount's package version and the hash of its
 manifest (`sha256:` of the `_manifest.json` bytes, `formats.freshness.derive_manifest_hash`);
@@ -16,11 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from eve_build.consumer.packages import try_locate_package
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.formats.compiled import COMPILED_PATH, CompiledMount
 from eve_build.formats.freshness import derive_manifest_hash, explain_package_staleness
-from eve_build.formats.manifest import ManifestError, derive_manifest_path, read_manifest
+from eve_build.formats.manifest import (
+    ManifestError,
+    derive_manifest_path,
+    read_manifest,
+    try_locate_package,
+)
 
 
 def find_changed_packages(mounts: Iterable[CompiledMount], paths: Sequence[str]

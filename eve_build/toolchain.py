@@ -1,8 +1,12 @@
-"""The running eve-build, as something pip can install into a scaffold's venv.
+"""The running eve-build's own files: the templates it ships, and itself as something pip
+can install into a scaffold's or a node's venv.
 
 A scaffold must match the toolchain that made it, and eve-build is not on PyPI, so
-`init` installs itself: its source checkout when it runs from one, else a wheel
-re-packed from its own installed files.
+`init` (and a node's venv, `eve_build.node.venv`) installs itself: its source checkout
+when it runs from one, else a wheel re-packed from its own installed files.
+
+A foundation module: `scaffold/` (the build side) and `local/` and `node/` (the run side)
+both ask it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,25 @@ WHEEL_METADATA = (
 INSTALL_ONLY_METADATA = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json", "WHEEL"})
 """dist-info files an installer writes (or that the re-pack writes afresh)."""
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+EXTENSION_TEMPLATE = "extension"
+
+
+def locate_templates(kind: str = EXTENSION_TEMPLATE) -> Path:
+    """The folder of the `kind` templates: shipped in the wheel, else the checkout's.
+
+    Raises:
+        EveBuildError: neither location has them (a broken install).
+    """
+    package_dir = Path(eve_build.__file__).parent
+    shipped = package_dir / "_templates"
+    root = shipped if shipped.is_dir() else package_dir.parent / "templates"
+    folder = root / kind
+    if not folder.is_dir():
+        raise EveBuildError(
+            f"the `{kind}` scaffold templates are missing: looked in `{folder}`",
+            hint="reinstall eve-build; a wheel ships them in `eve_build/_templates/`",
+        )
+    return folder
 
 
 def try_locate_checkout(package_dir: Path | None = None) -> Path | None:

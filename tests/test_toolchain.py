@@ -16,7 +16,7 @@ import pytest
 import eve_build
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
-from eve_build.scaffold.toolchain import (
+from eve_build.toolchain import (
     try_locate_checkout,
     try_locate_installed_wheel,
     write_installed_wheel,
