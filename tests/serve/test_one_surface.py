@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,24 @@ def test_info_lists_the_compiled_tools_with_a_note_when_the_agent_is_not_built(
     assert info["toolsSource"]["note"].startswith("the agent is not built (run `eve build`)")
     assert "tools (1): greet" in human.stdout
     assert "note: tools: the agent is not built (run `eve build`)" in human.stderr
+
+
+def test_info_lists_the_compiled_tools_with_a_note_when_the_build_is_behind(
+        built: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    root, _ = built
+    copy = tmp_path / "app"
+    shutil.copytree(root, copy, symlinks=True)  # `.eve/` too: built, then a tool is added
+    (copy / "agent" / "tools" / "wave.py").write_text(
+        (copy / "agent" / "tools" / "greet.py").read_text().replace("Greet a", "Wave to a"))
+
+    done = _eve(copy, "info", "--json")
+
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["tools"] == ["greet", "wave"]  # what the sources compile to, not the build's
+    assert info["toolsSource"]["from"] == "compiled"
+    assert info["toolsSource"]["note"].startswith(
+        "the built agent is behind its sources (run `eve build`)")
 
 
 def _mcp_tools(root: Path, home: Path | None = None) -> list[str]:
