@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterable
 
 from eve_build.diagnostics import Diagnostic, Diagnostics
@@ -62,3 +63,11 @@ def describe_syntax_error(error: SyntaxError) -> str:
     """`invalid syntax: '(' was never closed`; Python's bare `invalid syntax` said once."""
     text = error.msg or "invalid syntax"
     return text if text.startswith("invalid syntax") else f"invalid syntax: {text}"
+
+
+def describe_error(error: BaseException) -> str:
+    """`Type: message (at file:line)`, the line where it was raised: a log line that
+    points at the user's code without a traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{describe_exception(error)}{where}"  # never raises, even when __str__ does

@@ -10,7 +10,7 @@ mount's namespace. Anything else in braces is left alone.
 A fragment that names a tool the tree does not have (its mount disabled it with
 `disable_tool()`, or it never existed) would tell the model to call a tool it cannot
 see: `find_missing_tools` names them. `eve build` warns about such a fragment
-(`agent/instructions-tool-missing`) and the prompt leaves it out (eve_build.serve.prompt).
+(`agent/instructions-tool-missing`) and the prompt leaves it out (eve_build.runtime.prompt).
 Plain text, no imports: the build side and the run side both ask it.
 """
 

@@ -14,6 +14,7 @@ from eve_build.cli.output import (
     echo_err,
     emit_json,
     emit_result,
+    note,
     render_diagnostics,
     run_core,
 )
@@ -83,7 +84,8 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
                                           help="Show config values given in mount files "
                                                "(env values always show as their variable).")
          ) -> None:
-    """Compile the agent in memory (writes nothing) and show what it is made of."""
+    """Compile the agent in memory (writes nothing) and show what it is made of; its
+    tools are the built agent's surface when it is built from these sources."""
     from eve_build.consumer.info import describe_agent
 
     def describe() -> dict[str, Any]:
@@ -91,7 +93,9 @@ def info(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
             from eve_build.mcp.connection_report import describe_agent_probed
 
             return describe_agent_probed(path, agent, show_config=show_config)
-        return describe_agent(path, agent, show_config=show_config)
+        from eve_build.runtime.listing import list_built_surface
+
+        return describe_agent(path, agent, show_config=show_config, surface=list_built_surface)
 
     data = run_core(describe, json_output=json_output)
     render_diagnostics(_diagnostics(data))
@@ -118,6 +122,8 @@ def _print_info(data: dict[str, Any]) -> None:
     for key in ("tools", "skills", "subagents", "schedules"):
         values = data[key]
         echo(f"{key} ({len(values)}): " + (", ".join(values) or "-"))
+    if data["toolsSource"]["note"]:
+        note(f"note: tools: {data['toolsSource']['note']}")
     echo(f"channels ({len(data['channels'])}):")
     for channel in data["channels"]:
         echo(f"  {channel['method']} {channel['urlPath']}  {channel['name']}")

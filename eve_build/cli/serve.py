@@ -23,7 +23,7 @@ from eve_build.cli.output import (
 )
 
 if TYPE_CHECKING:
-    from eve_build.serve.prompt import Prompt
+    from eve_build.runtime.prompt import Prompt
     from eve_build.serve.schedules import ScheduleInfo, ScheduleRun
     from eve_build.serve.server import Served
 
@@ -192,10 +192,12 @@ def schedule_run(name: str = typer.Argument(..., help="The schedule, e.g. crm__s
 def prompt(path: Path = PATH_OPTION, subagent: str | None = SUBAGENT_OPTION,
            json_output: bool = JSON_OPTION, extension: ExtensionPaths = None) -> None:
     """Print the assembled system prompt of the agent (or of one subagent)."""
-    from eve_build.serve.prompt import assemble_prompt
+    from eve_build.runtime.loader import load_agent
+    from eve_build.runtime.prompt import assemble_loaded_prompt
 
     def run() -> Prompt:
-        return assemble_prompt(path, subagent=subagent, extensions=extension or ())
+        with load_agent(path, extensions=extension or ()) as agent:
+            return assemble_loaded_prompt(agent, subagent)
 
     assembled = run_core(run, json_output=json_output)
     if json_output:

@@ -80,7 +80,7 @@ def assemble_agent(app: App, files: AgentFiles, mounts: list[EvaluatedMount],
 
 def find_placeholder_problems(root: CompiledTree) -> list[Diagnostic]:
     """A warning for each instructions fragment whose `{{tool:NAME}}` names a tool its
-    tree does not have (the prompt leaves that fragment out: eve_build.serve.prompt).
+    tree does not have (the prompt leaves that fragment out: eve_build.runtime.prompt).
 
     A name under one of the tree's connections is not judged: its tools are known only
     when the connection opens."""

@@ -2,16 +2,22 @@
 
 The keys are exactly the contract's: status, diagnostics, instructions, tools,
 toolInputSchemas, skills, subagents, schedules, channels, extensions; plus `hooks`
-(per source, in run order). `mount` means the namespace everywhere (`crm`); the
-logical place that keys state is `mountPath` (`extensions/crm`).
+(per source, in run order) and `toolsSource`. `mount` means the namespace everywhere
+(`crm`); the logical place that keys state is `mountPath` (`extensions/crm`).
+
+The tools (and their input schemas) are the agent's surface when the caller gives a
+`surface` reader (`eve info` gives eve_build.runtime.listing's, which loads the built
+agent): what `eve prompt`, MCP `tools/list` and a session's toolset list too. Without
+one, or when it cannot answer, they are the compiled ones, and `toolsSource` says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from eve_build.consumer.compile import compile_agent
+from eve_build.consumer.compile import run_compilation
 from eve_build.diagnostics import Diagnostics, summarize
 from eve_build.formats.compiled import CompiledAgent, CompiledTree, walk_trees
 from eve_build.sdk.env import is_env_json
@@ -21,11 +27,20 @@ HIDDEN = "(hidden)"
 secret written in by mistake); `env(...)` values always show as `{"$env": NAME}`."""
 
 
-def describe_agent(app_root: Path, agent: str | None = None, *,
-                   show_config: bool = False) -> dict[str, Any]:
-    """Compile in memory and describe the result (raises UsageError for a wrong `agent`)."""
-    compiled, diagnostics = compile_agent(app_root, agent)
-    return derive_info(compiled, diagnostics, show_config=show_config)
+SurfaceReader = Callable[[Path, CompiledAgent], dict[str, Any]]
+"""(app root, the agent compiled in memory) -> `toolsSource`, and `tools` with
+`toolInputSchemas` when it can list the agent's surface."""
+
+
+def describe_agent(app_root: Path, agent: str | None = None, *, show_config: bool = False,
+                   surface: SurfaceReader | None = None) -> dict[str, Any]:
+    """Compile in memory and describe the result (raises UsageError for a wrong `agent`);
+    with `surface`, the tools are the built agent's surface (see the module's doc)."""
+    result = run_compilation(app_root, agent, write_members=False)
+    info = derive_info(result.compiled, result.diagnostics, show_config=show_config)
+    if surface is not None and result.compiled is not None and result.app is not None:
+        info.update(surface(result.app.root, result.compiled))
+    return info
 
 
 def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics, *,
@@ -61,6 +76,7 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics, *,
         for t in trees for m in t.mounts
     ]
     info["hooks"] = derive_hooks_by_source(root) if root else {}
+    info["toolsSource"] = {"from": "compiled", "note": None}
     return info
 
 

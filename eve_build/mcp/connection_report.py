@@ -74,12 +74,17 @@ def describe_agent_probed(app_root: Path, agent: str | None = None, *,
     """`eve info` plus `connections`, each MCP one with the tools its server lists.
 
     The info is compiled in memory as always; the probe loads the built agent, whose
-    problems join the diagnostics (they do not change `status`, which is the compile's).
+    problems join the diagnostics (they do not change `status`, which is the compile's),
+    and its tools are the surface with the connections' (opened to list them).
     """
+    from functools import partial
+
     from eve_build.consumer.info import describe_agent
     from eve_build.project.app import locate_app
+    from eve_build.runtime.listing import list_built_surface
 
-    info = describe_agent(app_root, agent, show_config=show_config)
+    surface = partial(list_built_surface, connections=True, environ=environ)
+    info = describe_agent(app_root, agent, show_config=show_config, surface=surface)
     app, _ = locate_app(app_root, agent)
     if info["status"] != "ready" or app is None:
         return info

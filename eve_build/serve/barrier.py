@@ -110,7 +110,7 @@ class _Exchange:
         await response(self.scope, self._receive_nothing, self._send)
 
     async def fail(self, exc: Exception) -> None:
-        from eve_build.serve.contributions import describe_error
+        from eve_build.errors import describe_error
 
         if isinstance(exc, ResponseInvalidError):
             code, reason = "serve/response-invalid", f"the response cannot be sent: {exc}"

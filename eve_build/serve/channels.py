@@ -22,13 +22,14 @@ from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from eve_build.errors import describe_error
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.loopwatch import LABELS
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext
 from eve_build.serve.answers import error_response
-from eve_build.serve.contributions import BoundContribution, describe_error
+from eve_build.serve.contributions import BoundContribution
 from eve_build.serve.faults import fault_response, find_response_problem, log_fault
 from eve_build.serve.request import CHANNEL_TIMEOUT, ChannelRequest, RequestBodyError
 from eve_build.session.problems import RETRY_AFTER, StoreUnavailable

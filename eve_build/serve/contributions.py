@@ -7,12 +7,11 @@ reads `crm`'s config and state and one of `company` reads `company`'s.
 
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import DiagnosticsError, describe_exception
+from eve_build.errors import DiagnosticsError
 from eve_build.formats.compiled import CompiledContribution, walk_trees
 from eve_build.runtime.agent import Agent
 from eve_build.sdk.binding import Binding
@@ -54,11 +53,3 @@ def find_bound(agent: Agent, kind: str) -> list[BoundContribution]:
     if found:
         raise DiagnosticsError("cannot serve the agent", found)
     return bound
-
-
-def describe_error(error: BaseException) -> str:
-    """`Type: message (at file:line)`, the line where it was raised: a log line that
-    points at the user's code without a traceback."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{describe_exception(error)}{where}"  # never raises, even when __str__ does

@@ -28,8 +28,7 @@ from eve_build.dev.loop import (
     watch_with_watchfiles,
 )
 from eve_build.diagnostics import Diagnostic
-from eve_build.errors import DiagnosticsError, UsageError
-from eve_build.serve.contributions import describe_error
+from eve_build.errors import DiagnosticsError, UsageError, describe_error
 from eve_build.serve.generation import Host, open_generation
 from eve_build.serve.request import CHANNEL_TIMEOUT
 

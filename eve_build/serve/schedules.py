@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eve_build.cron import derive_next_runs
+from eve_build.errors import describe_error
 from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.host import load_agent
 from eve_build.runtime.agent import Agent
@@ -30,7 +31,7 @@ from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.loopwatch import label_task
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import ToolContext
-from eve_build.serve.contributions import BoundContribution, describe_error, find_bound
+from eve_build.serve.contributions import BoundContribution, find_bound
 from eve_build.serve.errors import serve_error
 from eve_build.settings import read_setting
 

@@ -20,6 +20,6 @@ Only `extra.py`, `errors.py`, `transcript.py`, `storage.py` and `run.py` import
 without pydantic-ai; the rest are imported by commands that run a model.
 
 Layer 5 (session): may import both layer-4 sides, the authored layer, formats and the
-foundation; never `serve` (one listed debt: `engine` asks `serve.prompt`), `mcp`, `dev`,
-`testing` or `cli`.
+foundation; never `serve`, `mcp`, `dev`, `testing` or `cli` (the system prompt a turn
+starts with is the run side's: eve_build.runtime.prompt).
 """

@@ -35,7 +35,7 @@ from eve_build.local.messages import aroute_message
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import Approver
 from eve_build.runtime.events import emit
-from eve_build.serve.prompt import aassemble_loaded_prompt
+from eve_build.runtime.prompt import aassemble_loaded_prompt
 from eve_build.session.errors import session_error
 from eve_build.session.extras import derive_extra_toolset, derive_skill_lines
 from eve_build.session.failures import derive_run_failure

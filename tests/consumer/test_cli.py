@@ -36,7 +36,8 @@ def test_info_json_matches_the_golden_file(make_app: MakeApp, update_golden: boo
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert list(data) == ["status", "diagnostics", "instructions", "tools", "toolInputSchemas",
-                          "skills", "subagents", "schedules", "channels", "extensions", "hooks"]
+                          "skills", "subagents", "schedules", "channels", "extensions", "hooks",
+                          "toolsSource"]
     assert _files(root) == before  # info writes nothing: no `.eve/`, no extension output
     golden = GOLDEN_INFO / f"{fixture}.json"
     text = json.dumps(data, indent=2) + "\n"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from eve_build.placeholders import find_placeholder_tools, resolve_placeholders
-from eve_build.serve.prompt import assemble_prompt
+from eve_build.runtime.loader import load_agent
+from eve_build.runtime.prompt import Prompt, assemble_loaded_prompt
 from tests.runtime.apps import compile_app, make_app, mount_file
 
 TEXT = "Call {{tool:spin}} (mount {{ namespace }}); leave {{other}} and {x} alone."
@@ -35,7 +36,7 @@ def test_two_mounts_each_name_their_own_tool_and_plain_text_comes_once(tmp_path:
     fragment.write_text("Spin with {{tool:spin}}.\n\nKeep gizmos dry.\n")
     compile_app(root)
 
-    text = assemble_prompt(root, environ={}, guidelines=[]).text
+    text = _assemble(root, []).text
 
     assert "Spin with left__spin." in text and "Spin with right__spin." in text
     assert "{{" not in text
@@ -48,8 +49,14 @@ def test_a_fragment_without_placeholders_is_shown_once_for_two_mounts(tmp_path: 
     })
     compile_app(root)
 
-    prompt = assemble_prompt(root, environ={}, guidelines=[])
+    prompt = _assemble(root, [])
 
     assert prompt.text.count("You have a gizmo.") == 1
     assert [(p.kind, p.mount) for p in prompt.parts] == [
         ("instructions", None), ("instructions", "left"), ("tools", None)]
+
+
+def _assemble(root: Path, guidelines: list[str]) -> Prompt:
+    """The prompt of the agent built in `root`, with these guidelines for the local ones'."""
+    with load_agent(root, environ={}) as agent:
+        return assemble_loaded_prompt(agent, guidelines=guidelines)

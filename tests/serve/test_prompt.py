@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from eve_build.cli import app as cli
-from eve_build.serve.prompt import assemble_prompt
+from eve_build.runtime.loader import load_agent
+from eve_build.runtime.prompt import Prompt, assemble_loaded_prompt
 from tests.json_schemas import validate
 from tests.runtime.apps import compile_app, make_app, mount_file
 
@@ -30,7 +31,7 @@ def prompt_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_prompt_renders_each_part_in_order(prompt_root: Path) -> None:
-    prompt = assemble_prompt(prompt_root, environ={}, guidelines=["Answer in English."])
+    prompt = _assemble(prompt_root, ["Answer in English."])
     assert [(p.kind, p.mount) for p in prompt.parts] == [
         ("instructions", None), ("dynamic", "billing"), ("dynamic", "broken"),
         ("instructions", "gizmo"), ("guidelines", None), ("tools", None)]
@@ -118,3 +119,9 @@ def test_a_tools_prompt_snippet_and_guidelines_show_in_the_prompt(
     assert "Guidelines:\n- Be brief.\n- Shorten every quote.\n\nTools:\n" in text
     assert "- shorten: shorten long quotes before citing them\n" in text
     assert "ten characters" not in text
+
+
+def _assemble(root: Path, guidelines: list[str]) -> Prompt:
+    """The prompt of the agent built in `root`, with these guidelines for the local ones'."""
+    with load_agent(root, environ={}) as agent:
+        return assemble_loaded_prompt(agent, guidelines=guidelines)

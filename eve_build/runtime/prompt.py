@@ -1,5 +1,8 @@
 """`eve prompt`: the system prompt an agent (or one subagent) would start a turn with.
 
+The run side assembles it, so a session (eve_build.session.engine) and `eve prompt`
+read one text from one place, below both.
+
 In order: the agent's own instructions, each mount's fragment in mount order
 (static text, and dynamic `instructions.py` rendered under its mount's binding),
 the local extensions' guidelines, then one line per tool (local tools included).
@@ -16,22 +19,21 @@ import asyncio
 import dataclasses
 import difflib
 import importlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from eve_build import slots
+from eve_build.diagnostics import error
+from eve_build.errors import DiagnosticsError, describe_error
 from eve_build.formats.compiled import CompiledInstructions, CompiledTree, walk_trees
 from eve_build.placeholders import find_missing_tools, resolve_placeholders
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.handlers import run_bound
-from eve_build.runtime.loader import HOOK_BUDGET, load_agent
+from eve_build.runtime.loader import HOOK_BUDGET
 from eve_build.runtime.workers import shared_pool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Instructions, Tool
-from eve_build.serve.contributions import describe_error
-from eve_build.serve.errors import serve_error
 
 PartKind = Literal["instructions", "dynamic", "guidelines", "tools"]
 
@@ -83,27 +85,25 @@ class Prompt:
                 "errors": len(self.errors)}
 
 
-def assemble_prompt(root: Path, *, subagent: str | None = None,
-                    environ: Mapping[str, str] | None = None,
-                    guidelines: Sequence[str] | None = None,
-                    extensions: Sequence[Path] = ()) -> Prompt:
-    """Load the agent built in `root` and assemble the prompt (raises DiagnosticsError).
+def assemble_loaded_prompt(agent: Agent, subagent: str | None = None, *,
+                           guidelines: Sequence[str] | None = None) -> Prompt:
+    """`aassemble_loaded_prompt` for code outside an event loop (`eve prompt`)."""
+    return asyncio.run(aassemble_loaded_prompt(agent, subagent, guidelines=guidelines))
 
-    Guidelines are the local extensions' (`-e` paths, the trusted project folder,
-    `$EVE_HOME/extensions/`), for the root agent; `guidelines` replaces them.
+
+async def aassemble_loaded_prompt(agent: Agent, subagent: str | None = None, *,
+                                  guidelines: Sequence[str] | None = None) -> Prompt:
+    """The prompt of a loaded agent, or of one subagent (an agent session renders it each
+    turn); raises DiagnosticsError for an unknown subagent.
+
+    Guidelines are the local extensions' that loaded with it (`-e` paths, the trusted
+    project folder, `$EVE_HOME/extensions/`), for the root agent; `guidelines` replaces
+    them.
     """
-    with load_agent(root, environ=environ, extensions=extensions) as agent:
-        tree = _find_tree(agent, subagent)
-        local = [g.text for g in agent.guidelines()] if subagent is None else []
-        given = local if guidelines is None else list(guidelines)
-        return asyncio.run(_assemble(agent, tree, subagent, given))
-
-
-async def aassemble_loaded_prompt(agent: Agent, subagent: str | None = None) -> Prompt:
-    """The prompt of an agent already loaded (an agent session renders it each turn)."""
     tree = _find_tree(agent, subagent)
     local = [g.text for g in agent.guidelines()] if subagent is None else []
-    return await _assemble(agent, tree, subagent, local)
+    given = local if guidelines is None else list(guidelines)
+    return await _assemble(agent, tree, subagent, given)
 
 
 async def _assemble(agent: Agent, tree: CompiledTree, subagent: str | None,
@@ -190,5 +190,5 @@ def _find_tree(agent: Agent, subagent: str | None) -> CompiledTree:
     hint = (f"did you mean {', '.join(f'`{p}`' for p in close)}?" if close else
             f"its subagents: {', '.join(f'`{p}`' for p in sorted(trees))}" if trees else
             "the agent has no subagents")
-    raise serve_error("serve/subagent-unknown", f"the agent has no subagent `{subagent}`",
-                      hint, title="cannot assemble the prompt")
+    raise DiagnosticsError("cannot assemble the prompt", [error(
+        "serve/subagent-unknown", "", f"the agent has no subagent `{subagent}`", hint)])
