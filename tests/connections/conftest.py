@@ -127,8 +127,11 @@ def down_url() -> Iterator[str]:
 
 @pytest.fixture
 def connected_env(remote_servers: dict[str, str], down_url: str) -> dict[str, str]:
-    """What the app's mount files and connections read with env()."""
-    return {"REMOTE_MCP_URL": remote_servers["streamable-http"],
+    """What the app's mount files and connections read with env(), and a generous time
+    to open the connections (a busy machine is slow, not down; the down one is refused
+    at once)."""
+    return {"EVE_CONNECTION_TIMEOUT": "60",
+            "REMOTE_MCP_URL": remote_servers["streamable-http"],
             "LEGACY_MCP_URL": remote_servers["sse"], "CRM_MCP_URL": remote_servers["sse"],
             "REMOTE_TOKEN": f"Bearer {TOKEN}", "CRM_API_KEY": f"Bearer {TOKEN}",
             "DOWN_MCP_URL": down_url}
