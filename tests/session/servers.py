@@ -35,17 +35,27 @@ start = datetime(2026, 12, 1, 9, 0, 10).astimezone()
 if sys.argv[2] == "file":
     # The test moves the clock (seconds after `start`, in a file); the scheduler's sleep
     # ends when the clock moved since the scheduler last read it, whatever the real time.
-    clock_file, seen = Path(sys.argv[3]), [0.0]
+    # What each task last read is kept apart, so that only the scheduler's own reading
+    # counts for its sleep.
+    clock_file, seen = Path(sys.argv[3]), {}
 
     def offset():
         return float(clock_file.read_text())
 
+    def reader():
+        try:
+            return id(asyncio.current_task())
+        except RuntimeError:  # a thread without a loop
+            return None
+
     def clock():
-        seen[0] = offset()
-        return start + timedelta(seconds=seen[0])
+        value = offset()
+        seen[reader()] = value
+        return start + timedelta(seconds=value)
 
     async def sleep(seconds):
-        while offset() == seen[0]:
+        task = reader()
+        while offset() == seen.get(task):
             await asyncio.sleep(0.01)
 else:
     t0, speed = float(sys.argv[2]), float(sys.argv[3])
