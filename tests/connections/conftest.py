@@ -88,15 +88,31 @@ def remote_servers() -> Iterator[dict[str, str]]:
     processes = [start_server(sock, transport) for transport, sock in sockets.items()]
     for sock in sockets.values():
         sock.close()  # the servers hold them now
+    urls = {"streamable-http": f"http://127.0.0.1:{ports['streamable-http']}/mcp",
+            "sse": f"http://127.0.0.1:{ports['sse']}/sse"}
     try:
-        for port in ports.values():
-            wait_for_port(port)
-        yield {"streamable-http": f"http://127.0.0.1:{ports['streamable-http']}/mcp",
-               "sse": f"http://127.0.0.1:{ports['sse']}/sse"}
+        for url in urls.values():  # the socket listens already: wait for the app itself
+            wait_for_answer(url)
+        yield urls
     finally:
         for process in processes:
             process.terminate()
             process.wait(30)
+
+
+def wait_for_answer(url: str) -> None:
+    """Until the server at `url` answers HTTP (any status: it wants a token)."""
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(url, timeout=10)
+            return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the test MCP server at {url} never answered") from None
+            time.sleep(0.05)
 
 
 def wait_for_port(port: int) -> None:
