@@ -86,11 +86,19 @@ def test_a_namespace_too_long_for_the_tool_names_is_refused_before_the_install(
     assert calls == []
 
 
-@pytest.mark.parametrize("text", ['[project]\ndependencies = "x"\n', 'project = "x"\n',
-                                  "[project]\ndependencies = {a = 1}\n"])
-def test_derive_pyproject_text_never_replaces_what_is_not_a_list(text: str) -> None:
-    with pytest.raises(DependenciesNotListError, match="not"):
+@pytest.mark.parametrize(("text", "message"), [
+    ('[project]\ndependencies = "x"\n', "`[project].dependencies` is a str, not a list of "
+     "requirements: adding to it would drop what it holds"),
+    ('project = "x"\n', "`project` is a str, not the `[project]` table: adding a dependency "
+     "would replace it"),
+    ("[project]\ndependencies = {a = 1}\n", "`[project].dependencies` is a dict, not a list "
+     "of requirements: adding to it would drop what it holds"),
+])
+def test_derive_pyproject_text_never_replaces_what_is_not_a_list(text: str,
+                                                                 message: str) -> None:
+    with pytest.raises(DependenciesNotListError) as caught:
         derive_pyproject_text(text, "acme-crm")
+    assert str(caught.value) == message
 
 
 def test_dependencies_that_are_not_strings_are_refused_not_appended(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
 import threading
 
@@ -81,13 +82,17 @@ class RequireToken:
 
 
 def main() -> None:
-    port, transport = int(sys.argv[1]), sys.argv[2]
+    where, transport = sys.argv[1], sys.argv[2]  # a port, or `fd:N`: a listening socket
     server = create_server()
     app = server.sse_app() if transport == "sse" else server.streamable_http_app()
     app.add_middleware(RequireToken)
     lifetime = float(os.environ.get("REMOTE_LIFETIME", "60"))
     threading.Timer(lifetime, os._exit, (0,)).start()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    if where.startswith("fd:"):  # bound to port 0 by the test, which read the port back
+        sock = socket.socket(fileno=int(where[3:]))  # its family read from the socket
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    else:
+        uvicorn.run(app, host="127.0.0.1", port=int(where), log_level="warning")
 
 
 if __name__ == "__main__":

@@ -125,6 +125,8 @@ def test_a_call_past_the_tool_timeout_fails_and_the_connection_goes_on(
     monkeypatch.setenv("EVE_TOOL_TIMEOUT", "1")
     with load_agent(connected_app, environ=connected_env, local=False) as agent:
         late = agent.call_tool("remote__wait", {"seconds": 30})
+        # read at each call: the call that must succeed gets a budget no busy machine misses
+        monkeypatch.setenv("EVE_TOOL_TIMEOUT", "120")
         after = agent.call_tool("remote__add", {"a": 1, "b": 2})
 
     assert late.status == "failed"
@@ -135,6 +137,7 @@ def test_a_call_past_the_tool_timeout_fails_and_the_connection_goes_on(
 def test_async_code_opens_the_connections_without_blocking_its_loop(
         connected_app: Path, connected_env: dict[str, str]) -> None:
     ticks: list[int] = []
+    while_opening: list[int] = []  # the ticks counted when `asurface()` returned
 
     async def session(agent: Agent) -> tuple[Surface, ToolResult]:
         async def tick() -> None:  # runs only while the loop is free
@@ -142,19 +145,24 @@ def test_async_code_opens_the_connections_without_blocking_its_loop(
                 ticks.append(1)
                 await asyncio.sleep(0.001)
 
-        ticker = asyncio.ensure_future(tick())
+        ticker = asyncio.ensure_future(tick())  # first runs when this task yields the loop
         try:
             surface = await agent.asurface()
+            while_opening.append(len(ticks))  # before the tool call lets it run any more
             return surface, await agent.acall_tool("remote__echo", {"text": "from a loop"})
         finally:
             ticker.cancel()
 
     with load_agent(connected_app, environ=connected_env, local=False) as agent:
+        assert agent.connections is not None and not agent.connections.entries, \
+            "nothing opened yet: asurface() opens the connections"
         surface, result = asyncio.run(session(agent))
 
     assert "remote__echo" in surface.tools
     assert result.value == "from a loop"
-    assert len(ticks) > 1  # the loop went on while the connections opened
+    # the loop went on while the connections opened: an asurface() that blocked it would
+    # return before the ticker ever ran (0), or having let it run once at most
+    assert while_opening[0] > 1, while_opening
 
 
 def test_a_server_that_restarts_is_reached_again(connected_app: Path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -56,12 +57,30 @@ def test_warm_cold_uncached_and_serial_builds_write_the_same_bytes(
     root = copy_fixture("extensions/acme-crm")
     add_tools(root, 30)  # enough for two workers
     monkeypatch.setenv("EVE_CACHE_DIR", str(tmp_path / "cache"))
+    spawned: list[str] = []  # one entry per worker the zygote forked
+    real_spawn = zygote.Zygote.spawn
+
+    def spying(self: zygote.Zygote, target: str, payload: object) -> zygote.WarmWorker:
+        worker = real_spawn(self, target, payload)
+        spawned.append(target)
+        return worker
+
+    monkeypatch.setattr(zygote.Zygote, "spawn", spying)
     outputs = []
-    for warm, cache, workers in [("1", True, None), ("1", False, None), ("0", False, None),
-                                 ("1", False, 1), ("1", True, None)]:
+    # (EVE_WARM_WORKERS, cache, workers, how many warm workers the build must fork; -1: at
+    # least one, as many as the cores allow): the last reads every module from the cache
+    # the first filled, so it imports nothing and forks none.
+    for warm, cache, workers, forked in [("1", True, None, -1), ("1", False, None, -1),
+                                         ("0", False, None, 0), ("1", False, 1, 1),
+                                         ("1", True, None, 0)]:
         monkeypatch.setenv("EVE_WARM_WORKERS", warm)
+        shutil.rmtree(root / "build" / "eve", ignore_errors=True)  # no stamp hit, all written
+        spawned.clear()
         result = build_extension(root, use_cache=cache, workers=workers)
+        assert result.checked and result.written, "the build ran (the stamp did not answer)"
         assert result.tools >= 30
+        assert len(spawned) >= 1 if forked == -1 else len(spawned) == forked, \
+            (warm, cache, workers, spawned)
         outputs.append(read_files(root / "build" / "eve"))
     assert all(output == outputs[0] for output in outputs[1:])
 

@@ -39,12 +39,21 @@ def test_every_slot_builds_to_the_golden_output(acme: Path, update_golden: bool)
                           update=update_golden)
 
 
-def test_building_twice_gives_identical_bytes(acme: Path) -> None:
-    build_extension(acme)
-    first = read_files(acme / "build" / "eve")
-    build_extension(acme)
+def test_building_twice_gives_identical_bytes(copy_fixture: Callable[[str], Path],
+                                             tmp_path: Path) -> None:
+    # Two clean builds of two copies in different folders, neither through the cache nor
+    # a stamp: both import, check and write, and write the same bytes.
+    outputs = []
+    for name in ("first", "second"):
+        root = copy_fixture("extensions/acme-crm")
+        moved = root.rename(tmp_path / name)
+        assert not (moved / "build").exists()
+        result = build_extension(moved, use_cache=False)
+        assert result.checked and result.written, "the build really ran"
+        outputs.append(read_files(moved / "build" / "eve"))
 
-    assert read_files(acme / "build" / "eve") == first
+    assert outputs[0] == outputs[1]
+    assert "acme_crm/extension/_manifest.json" in outputs[0]
 
 
 def test_manifest_records_what_the_extension_uses(acme: Path) -> None:

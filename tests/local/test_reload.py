@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from eve_build.errors import EveBuildError
 from eve_build.local.trust import approve_trust
 from eve_build.runtime import Agent
 from tests.local.conftest import place
+from tests.waiting import wait_until
 
 
 def test_reload_picks_up_added_and_removed_extensions(
@@ -51,10 +51,7 @@ def test_reload_is_refused_while_a_call_runs(app: Path, global_dir: Path,
     results = []
     call = threading.Thread(target=lambda: results.append(agent.call_tool("wait", {})))
     call.start()
-    for _ in range(500):
-        if (global_dir / "started").exists():
-            break
-        time.sleep(0.01)
+    wait_until((global_dir / "started").exists, "the `wait` call to start")
     with pytest.raises(EveBuildError, match="cannot reload the local extensions while a call "
                                             "is running"):
         agent.reload_extensions()

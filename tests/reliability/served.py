@@ -108,8 +108,10 @@ class LiveServer:
         self.out: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
         self._err_lock = threading.Lock()
-        threading.Thread(target=self._pump_out, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        self._pumps = [threading.Thread(target=self._pump_out, daemon=True),
+                       threading.Thread(target=self._pump_err, daemon=True)]
+        for pump in self._pumps:
+            pump.start()
 
     def _pump_out(self) -> None:
         assert self.process.stdout is not None
@@ -157,5 +159,7 @@ class LiveServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             code = self.process.wait(timeout=30)
-        time.sleep(0.1)  # the pumps read the last lines
+        for pump in self._pumps:  # each ends at its pipe's end: every last line is read
+            pump.join(timeout=60)
+            assert not pump.is_alive(), "a pipe of eve serve stayed open after it exited"
         return code, self.stderr()

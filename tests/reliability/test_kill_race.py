@@ -97,7 +97,6 @@ def test_killed_builds_leave_the_old_or_the_new_output_whole(
     assert done.wait(timeout=300) == 0, done.stderr.read() if done.stderr else ""
     length = time.perf_counter() - started
     draw = random.Random(SEED)
-    seen = {"old": 0, "new": 0}
     for _ in range(KILLS):
         _reset(root, old)
         process = start_build(root)
@@ -107,10 +106,84 @@ def test_killed_builds_leave_the_old_or_the_new_output_whole(
         repair_output(output)  # what the next build does first
         current = snapshot(output)
         assert current in (old, new)
-        seen["old" if current == old else "new"] += 1
         leftovers = [p.name for p in output.parent.iterdir() if p.name not in ("eve", ".eve-cache")]
         assert leftovers == []
-    assert sum(seen.values()) == KILLS
+
+
+# A build that stops for good at one step of writing its output (eve_build.output.writer),
+# after creating the marker file: the test kills it there, whatever the machine's speed.
+PAUSED_BUILD = """
+import os, pathlib, runpy, shutil, sys, time
+
+moment, marker, root = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
+
+
+def pause():
+    marker.write_text(str(os.getpid()))
+    while True:
+        time.sleep(60)
+
+
+if moment == "staged":  # every file staged, nothing renamed yet
+    from eve_build.output import writer
+
+    real_swap = writer.swap_into_place
+
+    def swap_into_place(staging, target):
+        if target.name == "eve":
+            pause()
+        return real_swap(staging, target)
+
+    writer.swap_into_place = swap_into_place
+elif moment == "between-renames":  # the old output moved aside, the new one not in place
+    real_replace = pathlib.Path.replace
+
+    def replace(self, target):
+        done = real_replace(self, target)
+        if pathlib.Path(target).name.startswith(".eve.previous-"):
+            pause()
+        return done
+
+    pathlib.Path.replace = replace
+elif moment == "swapped":  # the new output in place, the old one not removed yet
+    real_rmtree = shutil.rmtree
+
+    def rmtree(path, *args, **kwargs):
+        if pathlib.Path(path).name.startswith(".eve.previous-"):
+            pause()
+        return real_rmtree(path, *args, **kwargs)
+
+    shutil.rmtree = rmtree
+sys.argv = ["eve", "extension", "build", "--path", root]
+runpy.run_module("eve_build", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize(("moment", "edition"), [
+    ("staged", "old"), ("between-renames", "old"), ("swapped", "new")])
+def test_a_build_killed_at_each_step_of_the_swap_leaves_one_whole_output(
+        editions: tuple[Path, dict[str, bytes], dict[str, bytes]], tmp_path: Path,
+        moment: str, edition: str) -> None:
+    root, old, new = editions
+    output = root / "build" / "eve"
+    _reset(root, old)
+    marker = tmp_path / "paused"
+    env = {**os.environ, "EVE_HOME": str(root.parent / "eve-home")}
+    process = subprocess.Popen([sys.executable, "-c", PAUSED_BUILD, moment, str(marker),
+                                str(root)], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not (marker.exists() and marker.read_text()):
+            assert process.poll() is None, process.communicate()[1].decode()
+            assert time.monotonic() < deadline, f"the build never reached `{moment}`"
+            time.sleep(0.02)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=60)
+    repair_output(output)  # what the next build does first
+    assert snapshot(output) == (old if edition == "old" else new)
+    assert sorted(p.name for p in output.parent.iterdir()) == [".eve-cache", "eve"]
 
 
 def test_racing_builds_leave_one_whole_output(

@@ -20,7 +20,9 @@ def agent_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def agent(agent_root: Path) -> Iterator[Agent]:
-    with load_agent(agent_root, environ={}, hook_budget=0.5) as loaded:
+    # The hooks here must succeed (none hangs): a budget no busy machine misses. The tools'
+    # own 0.5 s timeouts are what these tests bound.
+    with load_agent(agent_root, environ={}, hook_budget=60.0) as loaded:
         yield loaded
 
 

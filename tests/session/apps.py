@@ -3,8 +3,10 @@
 `POST /count` adds one to the agent's `hits` state with `State.update` (the change
 sleeps a little, so two concurrent updates would overlap if the store let them) and
 answers the new value; `GET /count` reads it; `POST /slow` sleeps `?seconds=` before
-it updates (a request to kill a server in the middle of). `schedules/minutely.py`
-fires every minute and adds one to `ticks`; `schedules/broken.py` always fails.
+it updates (a request to kill a server in the middle of), after creating the file
+`?marker=` names if given (so a test knows the request is in flight).
+`schedules/minutely.py` fires every minute and adds one to `ticks`;
+`schedules/broken.py` always fails.
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ FILES = {
     "channels/peek.py": CHANNEL.format(route="/count", method="GET", body=(
         "def handle(request, ctx):\n    return {'hits': hits.get()}")),
     "channels/slow.py": CHANNEL.format(route="/slow", method="POST", body=(
-        "import time\n\n\ndef handle(request, ctx):\n"
+        "import pathlib\nimport time\n\n\ndef handle(request, ctx):\n"
+        "    if 'marker' in request.query:\n"
+        "        pathlib.Path(request.query['marker']).touch()\n"
         "    time.sleep(float(request.query.get('seconds', '5')))\n"
         "    return {'hits': hits.update(slow_add)}")),
     "schedules/minutely.py": (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.session.apps import make_counter_app
-from tests.session.postgres_server import PostgresServer, find_bin_dir, running_postgres
+from tests.session.postgres_server import PostgresServer, required_bin_dir, running_postgres
 
 
 @pytest.fixture(scope="session")
@@ -26,12 +27,9 @@ def other_counter_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """One real PostgreSQL server for the whole test session (skipped, saying why, only
-    where the machine has no PostgreSQL binaries; `.ci/run` installs them)."""
-    bin_dir = find_bin_dir()
-    if bin_dir is None:
-        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl, postgres) on PATH or in "
-                    "/usr/lib/postgresql/*/bin: install the `postgresql` package")
-    with running_postgres(bin_dir) as server:
+    where the machine has no PostgreSQL binaries; `.ci/run` installs them, and under CI
+    their absence fails the tests instead)."""
+    with running_postgres(required_bin_dir(os.environ)) as server:
         yield server
 
 

@@ -4,7 +4,8 @@
 socket in that folder, `pg_ctl stop` at the end. PostgreSQL refuses to run as root, so
 as root (CI) the server runs as the `postgres` user when there is one, else `nobody`,
 through subprocess's own `user=` (no su/runuser needed), in a folder under /tmp that
-user owns. Without any binary the tests that need it are skipped, saying so.
+user owns. Without any binary the tests that need it are skipped, saying so, except
+under CI (`CI=true`, set by `.ci/run`), where they fail.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,24 @@ def find_bin_dir() -> Path | None:
         if all((folder / tool).is_file() for tool in ("initdb", "pg_ctl", "postgres")):
             return folder
     return None
+
+
+MISSING = ("no PostgreSQL server binaries (initdb, pg_ctl, postgres) on PATH or in "
+           "/usr/lib/postgresql/*/bin: install the `postgresql` package")
+
+
+def required_bin_dir(environ: Mapping[str, str]) -> Path:
+    """`find_bin_dir()`, or skip the test saying why; under CI (`CI` set and not empty,
+    `0`, `false` or `no`; `.ci/run` sets it) fail instead, so a green CI means the store
+    was tested on PostgreSQL."""
+    import pytest  # here: bench/store_bench.py imports this module without pytest
+
+    found = find_bin_dir()
+    if found is not None:
+        return found
+    if environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"CI is set and there are {MISSING}", pytrace=False)
+    pytest.skip(MISSING)
 
 
 @dataclass

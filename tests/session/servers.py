@@ -1,9 +1,9 @@
 """Real `eve serve` processes on one store, for the replica tests.
 
-`start_replica` runs the server in a subprocess through `run_server` with an
-accelerated clock (SPEED simulated seconds per real second, counted from a start time
-shared by every replica, so they agree on what time it is) and reads the URL it
-prints; `start_cli` runs `eve serve` itself. Both are stopped by the caller.
+`start_replica` runs the server in a subprocess through `run_server` with a clock the
+test moves (a `ManualClock`, shared by every replica, so they agree on what time it is)
+or an accelerated one (SPEED simulated seconds per real second from a shared start), and
+reads the URL it prints; `start_cli` runs `eve serve` itself. Both are stopped by the caller.
 """
 
 from __future__ import annotations
@@ -29,15 +29,42 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from eve_build.serve.server import run_server
 
-root, t0, speed = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-schedules = sys.argv[4] == "schedules"
+root, schedules = Path(sys.argv[1]), sys.argv[4] == "schedules"
 start = datetime(2026, 12, 1, 9, 0, 10).astimezone()
 
-def clock():
-    return start + timedelta(seconds=(time.time() - t0) * speed)
+if sys.argv[2] == "file":
+    # The test moves the clock (seconds after `start`, in a file); the scheduler's sleep
+    # ends when the clock moved since the scheduler last read it, whatever the real time.
+    # What each task last read is kept apart, so that only the scheduler's own reading
+    # counts for its sleep.
+    clock_file, seen = Path(sys.argv[3]), {}
 
-async def sleep(seconds):
-    await asyncio.sleep(seconds / speed)
+    def offset():
+        return float(clock_file.read_text())
+
+    def reader():
+        try:
+            return id(asyncio.current_task())
+        except RuntimeError:  # a thread without a loop
+            return None
+
+    def clock():
+        value = offset()
+        seen[reader()] = value
+        return start + timedelta(seconds=value)
+
+    async def sleep(seconds):
+        task = reader()
+        while offset() == seen.get(task):
+            await asyncio.sleep(0.01)
+else:
+    t0, speed = float(sys.argv[2]), float(sys.argv[3])
+
+    def clock():
+        return start + timedelta(seconds=(time.time() - t0) * speed)
+
+    async def sleep(seconds):
+        await asyncio.sleep(seconds / speed)
 
 served = run_server(root, port=0, clock=clock, sleep=sleep, access_log=False,
                     schedules=schedules,
@@ -55,7 +82,7 @@ class Server:
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        return self.process.wait(timeout=20)
+        return self.process.wait(timeout=60)
 
 
 def _wait_ready(process: subprocess.Popen[str], key: str = "url") -> str:
@@ -78,9 +105,26 @@ def _env(store: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "EVE_SESSION_STORE": store, "PYTHONPATH": str(REPO), **(extra or {})}
 
 
-def start_replica(root: Path, store: str, t0: float, speed: float, *,
+class ManualClock:
+    """A clock the test moves: seconds after 2026-12-01 09:00:10 (local), kept in a file
+    that every replica started with it reads; nothing moves it but `set`."""
+
+    def __init__(self, path: Path, seconds: float = 0.0) -> None:
+        self.path = path
+        self.set(seconds)
+
+    def set(self, seconds: float) -> None:
+        staged = self.path.with_name(self.path.name + ".new")
+        staged.write_text(repr(float(seconds)))
+        staged.replace(self.path)  # a replica never reads a half-written value
+
+
+def start_replica(root: Path, store: str, t0: float | ManualClock, speed: float = 0.0, *,
                   schedules: bool = True) -> Server:
-    process = subprocess.Popen([sys.executable, "-c", REPLICA, str(root), str(t0), str(speed),
+    """A replica whose clock runs `speed` times real time from `t0`, or is `t0` (a
+    ManualClock the test moves)."""
+    timing = ["file", str(t0.path)] if isinstance(t0, ManualClock) else [str(t0), str(speed)]
+    process = subprocess.Popen([sys.executable, "-c", REPLICA, str(root), *timing,
                                 "schedules" if schedules else "no-schedules"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=_env(store))

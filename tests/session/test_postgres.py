@@ -125,23 +125,42 @@ def test_a_lost_server_is_a_503_per_request_then_service_resumes(
     url = postgres_server.create_database("eve_lost")
     app = create_app(counter_root, schedules=False, store=open_session_store(tmp_path, url=url))
 
+    def database(allow: bool) -> None:
+        """Let the database take connections again, or refuse them and end every one."""
+        with psycopg.connect(postgres_server.admin_url, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE eve_lost ALLOW_CONNECTIONS {str(allow).lower()}")
+            if not allow:
+                admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE datname = 'eve_lost'")
+
     async def main() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             first = await client.post("/count")
-            postgres_server.drop_database("eve_lost")  # every connection to it is ended
-            lost = await client.post("/count")
-            return [first, lost, await client.get("/.eve/health")]
+            database(allow=False)  # the store's connection is ended, a new one refused
+            lost = [await client.post("/count") for _ in range(2)]
+            health = await client.get("/.eve/health")
+            database(allow=True)  # the database is back
+            back = [await client.post("/count"), await client.get("/count")]
+            return [first, *lost, health, *back]
 
     try:
-        first, lost, health = asyncio.run(main())
+        first, *lost, health, resumed, read = asyncio.run(main())
     finally:
         app.state.host.close()
         app.state.store.close()
+        postgres_server.drop_database("eve_lost")
     assert first.json() == {"hits": 1}
-    assert lost.status_code == 503
-    error = lost.json()["error"]
-    assert error["code"] == "session/store-unreachable"
-    assert error["message"].startswith("the session store is unavailable: ")
-    assert "eve_lost" in error["message"] or "connect" in error["message"]
+    for response in lost:
+        assert response.status_code == 503
+        error = response.json()["error"]
+        assert error["code"] == "session/store-unreachable"
+        assert error["message"].startswith("the session store is unavailable: cannot reach "
+                                           "the session store: "), error
+    # by the second request the store tried a new connection, which the database refused
+    assert 'database "eve_lost" is not currently accepting connections' in \
+        lost[-1].json()["error"]["message"]
     assert health.status_code == 200  # the server itself keeps serving
+    # service resumes: the next update commits on top of the first, nothing was lost
+    assert (resumed.status_code, resumed.json()) == (200, {"hits": 2})
+    assert read.json() == {"hits": 2}

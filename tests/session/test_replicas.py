@@ -1,20 +1,20 @@
 """Two `eve serve` processes on one store (SQLite, then PostgreSQL), for real: concurrent
-state updates, a schedule due every (accelerated) minute, SIGKILL mid-request, restart."""
+state updates, a schedule due every minute of a clock the test moves, SIGKILL mid-request,
+restart."""
 
 from __future__ import annotations
 
 import signal
 import threading
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from eve_build.session.runs import ScheduleRunRecord
 from eve_build.session.stores import open_session_store
-from tests.session.servers import Server, start_replica, stopping
-
-SPEED = 30.0  # simulated seconds per real second: a due time every 2 s
+from tests.session.servers import ManualClock, Server, start_replica, stopping
+from tests.waiting import wait_until
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -46,46 +46,69 @@ def _hammer(servers: list[Server], per_thread: int) -> list[int]:
 
 def test_two_servers_share_state_and_schedules_and_survive_sigkill(
         counter_root: Path, store_url: str, tmp_path: Path) -> None:
-    t0 = time.time()
-    first, second = start_replica(counter_root, store_url, t0, SPEED), \
-        start_replica(counter_root, store_url, t0, SPEED)
+    # The replicas' clock moves only when the test moves it (09:00:10 at 0): a due time
+    # passes when the test says so, and the next one only after its run is in the store.
+    clock = ManualClock(tmp_path / "clock")
+    first, second = start_replica(counter_root, store_url, clock), \
+        start_replica(counter_root, store_url, clock)
+    minute = 0
+
+    def tick() -> None:
+        """Move the clock to the next due time (09:01:00, 09:02:00...) and wait until
+        its run, by one of the replicas, finished in the store."""
+        nonlocal minute
+        minute += 1
+        clock.set(50 + 60 * (minute - 1))
+        wait_until(lambda: [r.status for r in _runs(store_url, tmp_path)] == ["ok"] * minute,
+                   f"the run due at 09:{minute:02d}:00 to finish")
+
     with stopping(first, second):
         answers = _hammer([first, second], per_thread=15)
         # every update saw the one before it: 60 answers, each value once
         assert sorted(answers) == list(range(1, 61))
+        for _ in range(3):  # both replicas schedule: each due time runs once
+            tick()
 
-        # SIGKILL the first in the middle of a request that would update after 2 s
-        with httpx.Client(timeout=10) as client:
-            threading.Timer(0.5, first.process.send_signal, (signal.SIGKILL,)).start()
-            with pytest.raises(httpx.TransportError):
-                client.post(f"{first.url}/slow", params={"seconds": "2"})
-            assert first.process.wait(timeout=10) == -signal.SIGKILL
+        # SIGKILL the first in the middle of a request that would update after 600 s
+        marker = tmp_path / "slow-in-flight"
+        with httpx.Client(timeout=60) as client:
+            broken: list[BaseException] = []
+
+            def slow() -> None:
+                try:
+                    client.post(f"{first.url}/slow",
+                                params={"seconds": "600", "marker": str(marker)})
+                except httpx.TransportError as exc:
+                    broken.append(exc)
+
+            request = threading.Thread(target=slow)
+            request.start()
+            wait_until(marker.exists, "the slow request to reach the first server")
+            first.process.send_signal(signal.SIGKILL)
+            request.join(timeout=60)
+            assert not request.is_alive() and len(broken) == 1, "the request broke"
+            assert first.process.wait(timeout=60) == -signal.SIGKILL
             assert client.get(f"{second.url}/count").json() == {"hits": 60}
             assert client.post(f"{second.url}/count").json() == {"hits": 61}
-        time.sleep(max(0.0, t0 + 8.5 - time.time()))  # let a few due times pass
+        for _ in range(2):  # the survivor runs the next due times alone
+            tick()
         assert second.stop() == 0
 
     store = open_session_store(tmp_path, url=_url(store_url))
     state = store.state_scope("project/demo-agent").read_all()
-    runs = store.schedule_runs("project/demo-agent").history("minutely")
     store.close()
+    runs = _runs(store_url, tmp_path)
     assert state["hits"] == 61
-    due = [r.due_at for r in runs]
-    assert len(due) >= 3 and len(set(due)) == len(due)
-    unfinished = [r for r in runs if r.status != "ok"]
-    # a run cut by the SIGKILL (a window of milliseconds) stays `running`, of the first
-    assert all(r.status == "running" and r.runner.endswith(f":{first.process.pid}")
-               for r in unfinished) and len(unfinished) <= 1
-    # each due time ran once, by one of the two: never more updates than claims
-    assert len(runs) - len(unfinished) <= state["ticks"] <= len(runs)
-    assert {r.runner.rsplit(":", 1)[1] for r in runs} <= {str(first.process.pid),
-                                                         str(second.process.pid)}
-    minutes = [int(d[14:16]) for d in due]
-    assert minutes == list(range(minutes[0], minutes[0] + len(minutes)))  # none missed
+    # each due time ran once, by one of the two, none missed, none twice
+    assert [r.due_at[11:16] for r in runs] == ["09:01", "09:02", "09:03", "09:04", "09:05"]
+    assert [r.status for r in runs] == ["ok"] * 5
+    assert state["ticks"] == 5
+    pids = [r.runner.rsplit(":", 1)[1] for r in runs]
+    assert set(pids[:3]) <= {str(first.process.pid), str(second.process.pid)}
+    assert pids[3:] == [str(second.process.pid)] * 2
 
     # both again, on the same store: the state is there
-    t0 = time.time()
-    again = [start_replica(counter_root, store_url, t0, SPEED) for _ in range(2)]
+    again = [start_replica(counter_root, store_url, clock) for _ in range(2)]
     with stopping(*again):
         for server in again:
             assert httpx.get(f"{server.url}/count", timeout=10).json() == {"hits": 61}
@@ -96,3 +119,12 @@ def test_two_servers_share_state_and_schedules_and_survive_sigkill(
 
 def _url(store: str) -> str:
     return store if "://" in store else f"sqlite://{store}"
+
+
+def _runs(store_url: str, tmp_path: Path) -> list[ScheduleRunRecord]:
+    """The `minutely` schedule's runs in the store, oldest first."""
+    store = open_session_store(tmp_path, url=_url(store_url))
+    try:
+        return store.schedule_runs("project/demo-agent").history("minutely")
+    finally:
+        store.close()

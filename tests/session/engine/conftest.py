@@ -162,8 +162,10 @@ def model_env(fake: tuple[str, Script], eve_home: Path) -> dict[str, str]:
     url, script = fake
     script.steps = []
     script.requests.clear()
+    # A generous model timeout: the fake answers at once, so a request that must succeed
+    # never meets it on a busy machine; the timeout tests set their own, shorter one.
     return {**os.environ, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test",
-            "EVE_MODEL_RETRIES": "0", "EVE_MODEL_TIMEOUT": "2", "EVE_HOME": str(eve_home),
+            "EVE_MODEL_RETRIES": "0", "EVE_MODEL_TIMEOUT": "60", "EVE_HOME": str(eve_home),
             "NO_COLOR": "1"}
 
 

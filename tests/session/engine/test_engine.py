@@ -51,15 +51,19 @@ def test_function_model_sees_the_prompt_and_calls_a_tool(app: Path) -> None:
 
 
 def test_a_cancelled_turn_leaves_the_history_as_it_was(app: Path) -> None:
+    asked: list[asyncio.Event] = []  # set once the turn reached the model: mid turn
+
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
-        await asyncio.sleep(30)
+        asked[0].set()
+        await asyncio.sleep(600)
         yield "late"
 
     agent, session = _session(app, FunctionModel(stream_function=slow))
 
     async def cancel() -> None:
+        asked.append(asyncio.Event())
         task = asyncio.ensure_future(session.asend("wait"))
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(asked[0].wait(), 60)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from eve_build.session.stores import open_session_store
-from tests.session.engine.conftest import eve
+from tests.session.engine.conftest import eve, events
 from tests.session.engine.fake_openai import Script
+from tests.waiting import wait_until
 
 MODEL = "openai-chat:scripted"
 
@@ -44,10 +46,13 @@ def _fails(done: subprocess.CompletedProcess[str], code: str, *named: str) -> No
         assert text in done.stderr, done.stderr
 
 
-def _free_port() -> int:
+@contextlib.contextmanager
+def _refusing_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections for as long as the block runs: bound
+    (so no other process, e.g. another xdist worker, can take it) and never listening."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 @pytest.mark.parametrize(("model", "variables", "code", "named"), [
@@ -91,8 +96,9 @@ def test_an_http_error_of_the_provider(app: Path, model_env: dict[str, str],
 
 
 def test_a_refused_connection_names_the_url(app: Path, model_env: dict[str, str]) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/v1"
-    done = eve(app, {**model_env, "OPENAI_BASE_URL": url}, "run", "hi", "--model", MODEL)
+    with _refusing_port() as port:
+        url = f"http://127.0.0.1:{port}/v1"
+        done = eve(app, {**model_env, "OPENAI_BASE_URL": url}, "run", "hi", "--model", MODEL)
 
     _fails(done, "session/model-unreachable", url)
 
@@ -134,13 +140,19 @@ def test_a_session_killed_mid_turn_resumes_from_its_last_turn(
     session = _first_session(app, model_env, fake[1])
     fake[1].steps = [{"tools": [{"name": "remember", "arguments": {"text": "x"}}]},
                      {"hang": 30}]
+    before = len(fake[1].requests)  # the first session's
     process = subprocess.Popen(
         [sys.executable, "-m", "eve_build", "run", "second", "--model", MODEL, "--session",
          session, "--path", str(app), "-e", str(app / "ext/talk.py")],
         env=model_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while len(fake[1].requests) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # mid turn: the `remember` tool ran (its event is logged, its result went back to the
+    # model) and the model's second answer is pending
+    wait_until(lambda: len(fake[1].requests) >= before + 2, "the turn's second model request")
+    assert process.poll() is None, "the turn is still going"
+    tool_results = [m for m in fake[1].requests[before + 1]["messages"] if m["role"] == "tool"]
+    assert len(tool_results) == 1 and '"kept":1' in tool_results[0]["content"].replace(" ", "")
+    assert [e["data"] for e in events(app) if e.get("event") == "extension.event"] == [
+        {"extension": "talk", "name": "remembered", "data": {"text": "x"}}]
     os.kill(process.pid, signal.SIGKILL)
     process.wait(10)
     assert process.returncode == -signal.SIGKILL
@@ -151,6 +163,7 @@ def test_a_session_killed_mid_turn_resumes_from_its_last_turn(
     assert json.loads(done.stdout)["reply"].strip() == "back"
     history = fake[1].requests[-1]["messages"]
     assert [m.get("content") for m in history if m["role"] == "user"] == ["hi", "third"]
+    assert not [m for m in history if m["role"] == "tool"], "the killed turn was not kept"
     assert _messages(app, session) == 4
 
 
