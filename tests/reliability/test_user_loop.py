@@ -97,7 +97,7 @@ def test_serve_answers_while_a_channel_blocks_its_loop_and_stops_on_sigterm(
     assert health.json()["loop"]["lastBlock"]["handler"] == "channel `forever`"
     for answer in (answers["forever"], again):
         assert answer.status_code == 500
-        assert answer.json()["code"] == "serve/channel-timeout"
+        assert answer.json()["error"]["code"] == "serve/channel-timeout"
     assert "did not answer within 1 s" in log
     assert code == 0  # SIGTERM stopped it, though a user thread still sleeps
     assert "Traceback" not in log

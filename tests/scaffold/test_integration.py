@@ -6,6 +6,7 @@ index), so they take a minute or two.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -71,6 +72,12 @@ def test_a_new_scaffold_passes_its_own_tests(tmp_path: Path) -> None:
     project = tomllib.loads(with_git.pop("pyproject.toml").decode())
     project["project"].pop("authors", None)
     assert tomllib.loads(without_git.pop("pyproject.toml").decode()) == project
+    # and so the freshness record, which holds pyproject.toml's hash, differs in that hash
+    records = [json.loads(files.pop("build/eve/.eve-freshness.json"))
+               for files in (with_git, without_git)]
+    for record in records:
+        assert record["inputs"].pop("pyproject.toml", None) is not None, record
+    assert records[0] == records[1]
     assert without_git == with_git, "--no-install --no-git gives the same files"
 
 

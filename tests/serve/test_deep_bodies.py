@@ -28,8 +28,10 @@ def test_a_deeply_nested_body_is_a_400(running: tuple[Server, str]) -> None:
         after = client.post("/echo", json={"a": 1})
 
     assert deep.status_code == 400, deep.text
-    assert deep.json() == {"error": "the request body is JSON nested too deeply to read",
-                           "channel": "echo"}
+    assert deep.json() == {"error": {
+        "code": "serve/body-invalid",
+        "message": "the request body is JSON nested too deeply to read",
+        "hint": "send a JSON body with `Content-Type: application/json`", "channel": "echo"}}
     assert after.json()["got"] == {"a": 1}
     code, stderr = server.stop()
     assert code == 0 and "Traceback" not in stderr and "RecursionError" not in stderr, stderr

@@ -1,5 +1,5 @@
-"""Bodies a client gets wrong are 400s over real HTTP, never 500 serve/internal-error
-(issue 26, items 13 and 14): JSON nested 100000 deep, a lone surrogate, a bad model."""
+"""Bodies a client gets wrong are 400s over real HTTP, never 500 serve/internal-error:
+JSON nested 100000 deep, a lone surrogate, a bad model."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ DEEP_OBJECT = b'{"text": ' + DEEP + b"}"
 
 
 def test_deep_json_and_lone_surrogates_are_400(served: str, fake: tuple[str, Script]) -> None:
-    with httpx.Client(base_url=served, timeout=TIMEOUT) as client:
+    # declared as JSON, as the admission policy asks of every /.eve/ body
+    with httpx.Client(base_url=served, timeout=TIMEOUT,
+                      headers={"content-type": "application/json"}) as client:
         session = client.post("/.eve/v1/sessions").json()["id"]
         answers = [
             client.post("/.eve/v1/sessions", content=DEEP),
