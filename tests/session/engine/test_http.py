@@ -4,11 +4,6 @@ scripted chat-completions server."""
 from __future__ import annotations
 
 import json
-import queue
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,8 +13,8 @@ import httpx
 import pytest
 
 from tests.json_schemas import validate
-from tests.serve.test_server import free_port
 from tests.session.engine.fake_openai import Script
+from tests.session.engine.served import serving_agent
 
 TIMEOUT = 60.0
 
@@ -34,30 +29,9 @@ def served(app: Path, model_env: dict[str, str]) -> Iterator[str]:
 def serving(app: Path, model_env: dict[str, str]) -> Iterator[str]:
     """A real `eve serve` of `app` (the scripted model), stopped with SIGTERM after."""
     env = {**model_env, "EVE_MODEL": "openai-chat:scripted"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "eve_build", "serve", "--path", str(app), "--port",
-         str(free_port()), "-e", str(app / "ext/talk.py")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        line = lines.get(timeout=TIMEOUT)
-        assert line.startswith("serving on http://127.0.0.1:"), line
-        yield line.split()[2]
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            _, stderr = process.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, stderr = process.communicate(timeout=TIMEOUT)
-        assert "Traceback" not in stderr, stderr
+    with serving_agent(app, env, "-e", str(app / "ext/talk.py")) as (url, served):
+        yield url
+    assert "Traceback" not in served.stderr_text, served.stderr_text
 
 
 def _events(text: str) -> list[tuple[str, dict]]:  # type: ignore[type-arg]

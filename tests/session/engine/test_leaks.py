@@ -3,20 +3,16 @@ item 12): the password of `OPENAI_BASE_URL` and the key a proxy echoes in its er
 
 from __future__ import annotations
 
-import queue
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from tests.serve.test_server import free_port
+from tests.mcp.servers import refusing_port
 from tests.session.engine.conftest import eve
 from tests.session.engine.fake_openai import Script
+from tests.session.engine.served import serving_agent
 
 MODEL = "openai-chat:scripted"
 PASSWORD = "pw-SECRET-4711"
@@ -68,9 +64,10 @@ def test_a_key_a_proxy_echoes_is_redacted(app: Path, model_env: dict[str, str],
 
 def test_an_unreachable_model_hides_the_url_password(app: Path,
                                                     model_env: dict[str, str]) -> None:
-    env = _leaky_env(model_env, f"http://127.0.0.1:{free_port()}/v1")
-    done = eve(app, env, "run", "hi", "--model", MODEL)
-    as_json = eve(app, env, "run", "hi", "--model", MODEL, "--json")
+    with refusing_port() as port:  # bound, never listening: nothing answers there
+        env = _leaky_env(model_env, f"http://127.0.0.1:{port}/v1")
+        done = eve(app, env, "run", "hi", "--model", MODEL)
+        as_json = eve(app, env, "run", "hi", "--model", MODEL, "--json")
 
     assert "error session/model-unreachable:" in done.stderr, done.stderr
     assert "http://u:***@127.0.0.1:" in done.stderr, done.stderr
@@ -81,31 +78,10 @@ def test_an_unreachable_model_hides_the_url_password(app: Path,
 
 @contextmanager
 def _serve(app: Path, env: dict[str, str]) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "eve_build", "serve", "--path", str(app), "--port",
-         str(free_port()), "-e", str(app / "ext/talk.py")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**env, "EVE_MODEL": MODEL})
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        line = lines.get(timeout=60)
-        assert line.startswith("serving on http://127.0.0.1:"), line
-        yield line.split()[2]
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            _, stderr = process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, stderr = process.communicate(timeout=60)
-        _no_secret(stderr)
+    with serving_agent(app, {**env, "EVE_MODEL": MODEL},
+                       "-e", str(app / "ext/talk.py")) as (url, served):
+        yield url
+    _no_secret(served.stderr_text)
 
 
 def test_the_502_body_over_http_holds_no_credential(

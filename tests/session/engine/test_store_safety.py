@@ -4,13 +4,10 @@ fails the turn instead of committing into a file that is no longer the store."""
 
 from __future__ import annotations
 
-import json
 import os
-import queue
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import pytest
 
 from tests.session.engine.conftest import eve as run_eve
 from tests.session.engine.fake_openai import Script
+from tests.session.engine.served import serving_agent
 
 TIMEOUT = 60.0  # the guard: a command that blocks on the FIFO fails the test here
 MODEL = "openai-chat:scripted"
@@ -60,29 +58,8 @@ def test_a_fifo_as_the_store_is_refused_by_list_run_and_serve(
 
 @pytest.fixture
 def server(app: Path, model_env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    env = {**model_env, "EVE_MODEL": MODEL}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "eve_build", "serve", "--path", str(app), "--port", "0",
-         "--json", "--no-access-log"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        yield json.loads(lines.get(timeout=TIMEOUT))["url"], process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            process.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=TIMEOUT)
+    with serving_agent(app, {**model_env, "EVE_MODEL": MODEL}) as (url, served):
+        yield url, served.process
 
 
 def _turns_in(path: Path, session: str) -> int:
