@@ -44,11 +44,12 @@ def _ci_copy(tmp_path: Path, install_works: bool) -> tuple[Path, dict[str, str],
     _stub(stubs, "apt-get", f'echo "apt-get $*" >> {log}\n'
                             f'if [ "$1" = install ]; then {installed}; fi')
     _stub(stubs, "sleep", f'echo "sleep $*" >> {log}')
-    # `python3 -m venv .venv` makes a venv whose pip and python only record their calls.
+    # `python3 -m venv .venv` makes a venv whose pip, python and lint-imports only record
+    # their calls.
     venv_tool = f'#!/bin/bash\necho "$(basename $0) CI=$CI $*" >> {log}'
     _stub(stubs, "python3", f'echo "python3 CI=$CI $*" >> {log}\n'
                             f'mkdir -p .venv/bin\n'
-                            f"for tool in pip python; do printf '%s\\n' '{venv_tool}' "
+                            f"for tool in pip python lint-imports; do printf '%s\\n' '{venv_tool}' "
                             f'> .venv/bin/$tool; chmod +x .venv/bin/$tool; done')
     tools = tmp_path / "tools"
     tools.mkdir()
@@ -79,7 +80,9 @@ def test_ci_installs_postgresql_then_runs_the_tests_with_ci_set(tmp_path: Path) 
     calls = log.read_text().splitlines()
     assert calls.count("apt-get install -y -qq postgresql") == 1, calls
     assert "python3 CI=true -m venv .venv" in calls
-    assert "python CI=true -m pytest -q -n auto" in calls, calls
+    assert "lint-imports CI=true --no-cache" in calls, calls  # the layers, then the suite
+    assert calls.index("lint-imports CI=true --no-cache") < calls.index(
+        "python CI=true -m pytest -q -n auto"), calls
 
 
 def test_missing_postgresql_fails_under_ci_and_skips_elsewhere(
