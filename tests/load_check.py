@@ -31,7 +31,7 @@ TESTS = [
     "tests/session/test_replicas.py",
     "tests/session/test_workers.py",
     "tests/session/test_postgres.py::test_a_lost_server_is_a_503_per_request_then_service_resumes",
-    "tests/engine/test_budget.py",
+    "tests/project/test_budget.py",
     "tests/engine/test_zygote.py::test_warm_cold_uncached_and_serial_builds_write_the_same_bytes",
     "tests/extension/test_build_golden.py::test_building_twice_gives_identical_bytes",
     "tests/reliability/test_kill_race.py",
