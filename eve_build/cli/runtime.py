@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
@@ -86,7 +85,9 @@ def call(
         elif entry["outcome"] in ("timeout", "error") and result.status == "ok":
             echo_err(f"warning: {entry['reason']}")
     if json_output:
-        fields = _jsonable(dataclasses.asdict(result))
+        fields = _jsonable({"name": result.name, "status": result.status, "value": result.value,
+                            "error": result.error, "identity": result.identity,
+                            "trace": list(result.trace), "progress": list(result.progress)})
         fields["error"] = None if result.ok else {"message": result.error or "", "hint": ""}
         emit_result(**fields)
     elif result.ok:

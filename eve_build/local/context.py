@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eve_build.errors import EveBuildError
+from eve_build.sdk import interaction
 from eve_build.sdk.binding import ToolContext
 
 logger = logging.getLogger("eve_build.local")
@@ -136,6 +137,21 @@ class ScriptContext:
                                 "keep entries to dicts of JSON types") from None
         with self._session._lock:
             self._session.entries.setdefault(self._name, []).append(copied)
+
+    async def ask(self, message: str, schema: Any) -> Any:
+        """Ask the person (see eve_build.sdk.interaction); Declined/Cancelled raised."""
+        return await interaction.ask_person(message, schema, source=self._name)
+
+    async def sample(self, prompt: Any, *, max_tokens: int | None = None,
+                     system: str | None = None) -> str:
+        return await interaction.sample_model(prompt, max_tokens=max_tokens, system=system,
+                                              source=self._name)
+
+    async def run_subagent(self, name: str, text: str) -> str:
+        return await interaction.run_subagent(name, text, source=self._name)
+
+    def log(self, text: str, level: str = "info") -> None:
+        interaction.write_log(text, level, source=self._name)
 
     def send_user_message(self, text: str) -> None:
         with self._session._lock:

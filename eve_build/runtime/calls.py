@@ -95,7 +95,7 @@ class ToolCall:
             self.on_progress(text)
 
     def _result(self, status: str, *, value: Any = None, error: str | None = None) -> ToolResult:
-        return ToolResult(name=self.entry.name, status=status, value=value, error=error,
+        return ToolResult(name=self.entry.name, status=status, details=value, error=error,
                           identity=self.entry.identity, trace=tuple(self.trace),
                           progress=tuple(self.progress))
 

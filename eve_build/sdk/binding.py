@@ -13,6 +13,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from eve_build.sdk import interaction
+
 F = TypeVar("F", bound=Callable[..., Any])
 HOST_SIDE = "__eve_host_side__"
 
@@ -83,7 +85,32 @@ class ToolContext:
     progress: Callable[[str], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def report_progress(self, text: str) -> None:
-        """Report progress without touching the transcript."""
+    def report_progress(self, text: str, progress: float | None = None,
+                        total: float | None = None) -> None:
+        """Report progress without touching the transcript (numeric where shown)."""
         if self.progress is not None:
             self.progress(text)
+        interaction.report_progress(text, progress, total, source=self.name)
+
+    async def ask(self, message: str, schema: Any) -> Any:
+        """Ask the person; the answer as a `schema` instance, or Declined/Cancelled raised."""
+        return await interaction.ask_person(message, schema, source=self.name)
+
+    async def sample(self, prompt: Any, *, max_tokens: int | None = None,
+                     system: str | None = None) -> str:
+        """Ask a model (the session's, else an MCP client's): its reply text."""
+        return await interaction.sample_model(prompt, max_tokens=max_tokens, system=system,
+                                              source=self.name)
+
+    async def run_subagent(self, name: str, text: str) -> str:
+        """Run one of the agent's subagents as a session of its own; its reply."""
+        return await interaction.run_subagent(name, text, source=self.name)
+
+    def log(self, text: str, level: str = "info") -> None:
+        """A log line (RFC 5424 level) for observers, `-v`, SSE and MCP clients."""
+        interaction.write_log(text, level, source=self.name)
+
+    @property
+    def model(self) -> str | None:
+        """The session's model name, None outside a session."""
+        return interaction.current_interaction().model

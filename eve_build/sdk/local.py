@@ -88,3 +88,12 @@ class LocalContext(Protocol):
 
     def send_custom_message(self, text: str, type: str = "custom",
                             data: Any = None) -> None: ...  # shown and stored, not sent
+
+    async def ask(self, message: str, schema: Any) -> Any: ...  # the person's validated answer
+
+    async def sample(self, prompt: Any, *, max_tokens: int | None = None,
+                     system: str | None = None) -> str: ...  # a model's reply
+
+    async def run_subagent(self, name: str, text: str) -> str: ...  # a subagent's reply
+
+    def log(self, text: str, level: str = "info") -> None: ...  # RFC 5424 level

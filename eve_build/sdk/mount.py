@@ -1,4 +1,4 @@
-"""What a mount file's `mount = crm(...)` evaluates to, and tool results."""
+"""What a mount file's `mount = crm(...)` evaluates to, and which tool made a result."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
+
+from eve_build.sdk.results import ToolResult
+
+__all__ = ["Mount", "ToolResult", "result_identity", "tool_result_from"]
 
 
 @dataclass(frozen=True)
@@ -17,27 +21,6 @@ class Mount:
     import_name: str
     version: str
     config: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one tool call as the host returns it.
-
-    `identity` is the identity of the definition that ran, so a result of the
-    namespaced `crm__search` still maps back to the package's `search`.
-    """
-
-    name: str
-    status: str  # "ok" | "failed" | "blocked" | "refused"
-    value: Any = None
-    error: str | None = None
-    identity: str = ""
-    trace: tuple[Mapping[str, Any], ...] = ()
-    progress: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
 
 
 _RESULT_IDENTITY: ContextVar[tuple[object, str] | None] = ContextVar(

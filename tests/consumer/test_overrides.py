@@ -114,7 +114,7 @@ def test_a_namespaced_result_maps_back_to_the_original_definition(make_app: Make
     search = next(t for t in build_agent(root).compiled.root.tools if t.name == "crm__search")
     original = Tool(description="search", identity="acme_crm:tools/search.py")
     other = Tool(description="other", identity="acme_crm:tools/lookup.py")
-    result = ToolResult(name=search.name, status="ok", value=[1], identity=search.identity)
+    result = ToolResult(name=search.name, status="ok", details=[1], identity=search.identity)
 
     assert tool_result_from(result, original) == [1]
     assert tool_result_from(result, other) is None

@@ -47,7 +47,7 @@ def test_short_values_are_not_redacted_and_the_longer_secret_wins() -> None:
 
 def test_a_result_keeps_its_value_and_loses_the_secret_everywhere_else() -> None:
     redactor = derive_redactor({"KEY": SECRET})
-    result = ToolResult(name="t", status="failed", value={"kept": SECRET},
+    result = ToolResult(name="t", status="failed", details={"kept": SECRET},
                         error=f"raised: {SECRET}", trace=({"reason": f"hook: {SECRET!r}"},),
                         progress=(f"step {SECRET}",))
     redacted = redactor.redact_result(result)
