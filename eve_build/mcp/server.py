@@ -16,6 +16,13 @@ from mcp.shared.exceptions import MCPError
 
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
+from eve_build.mcp.interaction import (
+    McpCall,
+    Parked,
+    client_can_elicit,
+    interactive,
+    set_logging_level,
+)
 from eve_build.mcp.prompts import (
     AgentCommands,
     CommandSource,
@@ -51,18 +58,20 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
     approver: Approver | None = _approve_all if approve else None
     commands = commands if commands is not None else AgentCommands(current)
+    parked = Parked()  # calls waiting for a client's answer (interaction.py)
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=await derive_mcp_tools(current(), subagent))
 
-    async def call_tool(ctx: ServerRequestContext[Any],
-                        params: types.CallToolRequestParams) -> types.CallToolResult:
-        async def progress(step: float, text: str) -> None:
-            await ctx.session.report_progress(step, None, text)
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
+                        ) -> types.CallToolResult | types.InputRequiredResult:
+        async def work(call: McpCall) -> types.CallToolResult:  # the client answers (asks)
+            asker = call.approve if approver is None and client_can_elicit(ctx) else approver
+            return await call_mcp_tool(current(), subagent, params.name, params.arguments,
+                                       approver=asker, progress=call.send_text_progress)
 
-        return await call_mcp_tool(current(), subagent, params.name, params.arguments,
-                                   approver=approver, progress=progress)
+        return await interactive(ctx, params, parked, params.name, work)
 
     async def list_resources(_ctx: ServerRequestContext[Any],
                              _params: types.PaginatedRequestParams | None,
@@ -88,16 +97,19 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
                            _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=derive_mcp_prompts(commands.list_commands()))
 
-    async def get_prompt(_ctx: ServerRequestContext[Any],
-                         params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        try:
-            return await get_mcp_prompt(commands, params.name, params.arguments)
-        except LookupError as exc:
-            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
-        except Exception as exc:  # a command raising is its error reply
-            raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams,
+                         ) -> types.GetPromptResult | types.InputRequiredResult:
+        async def work(_call: McpCall) -> types.GetPromptResult:  # a command may ask too
+            try:
+                return await get_mcp_prompt(commands, params.name, params.arguments)
+            except LookupError as exc:
+                raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+            except Exception as exc:  # a command raising is its error reply
+                raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
 
-    return Server(
+        return await interactive(ctx, params, parked, params.name, work)
+
+    server: Server[Any] = Server(
         SERVER_NAME, version=__version__,
         instructions=f"Tools, skills and commands of the eve agent in `{app_root.name}`"
                      + (f" (subagent `{subagent}`)" if subagent else ""),
@@ -106,6 +118,10 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
         on_list_resource_templates=list_resource_templates,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,
     )
+    # added, not passed: the constructor warns that logging is deprecated at 2026-07-28
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
+                               set_logging_level)
+    return server
 
 
 def _approve_all(_request: ApprovalRequest) -> bool:

@@ -87,8 +87,12 @@ class ToolContext:
 
     def report_progress(self, text: str, progress: float | None = None,
                         total: float | None = None) -> None:
-        """Report progress without touching the transcript (numeric where shown)."""
-        if self.progress is not None:
+        """Report progress without touching the transcript (numeric where shown).
+
+        One path per report: numeric progress goes to the surface's progress answerer
+        when it has one (which shows the text too), everything else to the text path."""
+        numeric = progress is not None and interaction.current_interaction().progress
+        if self.progress is not None and not numeric:
             self.progress(text)
         interaction.report_progress(text, progress, total, source=self.name)
 
