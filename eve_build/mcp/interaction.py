@@ -65,14 +65,13 @@ DEFAULT_INPUT_TIMEOUT = 300.0
 LEVEL_KEY = "eve/log-level"
 """Where a connection's `logging/setLevel` is kept (the connection's own state)."""
 
-NO_ELICITATION = ("this MCP client does not support elicitation (it did not declare the "
-                  "`elicitation` capability), so eve cannot ask its user; use a client "
-                  "that supports elicitation, or run the tool where a person can answer "
-                  "(`eve chat`, `eve call` on a terminal, `eve run --answer field=value`)")
-NO_SAMPLING = ("this MCP client does not support sampling (it did not declare the "
-               "`sampling` capability), so eve cannot ask its model; use a client that "
-               "supports sampling, or give the agent a model (`--model`, `EVE_MODEL` or "
-               "`define_agent(model=...)`) and run it as a session")
+NO_ELICITATION = ("this MCP client did not declare the `elicitation` capability, so eve "
+                  "cannot ask its user; use a client that supports elicitation, or run the "
+                  "tool where a person can answer: `eve chat`, `eve call` on a terminal, "
+                  "`eve run --answer field=value`")
+NO_SAMPLING = ("this MCP client did not declare the `sampling` capability, so eve cannot "
+               "ask its model; use a client that supports sampling, or give the agent a "
+               "model of its own: `--model`, `EVE_MODEL` or `define_agent(model=...)`")
 _SCHEMA_KEYS = ("type", "title", "description", "default", "enum", "enumNames", "format",
                 "minimum", "maximum", "minLength", "maxLength", "oneOf", "anyOf", "items")
 

@@ -24,9 +24,10 @@ from eve_build.runtime.trace import logger
 Progress = Callable[[float, str], Awaitable[None]]
 """Sends one progress notification: (step number, message)."""
 
-APPROVAL_REFUSED_HINT = ("this tool needs approval; an MCP client cannot be asked through "
-                         "eve, so start the server with `--approve` to allow it (`eve mcp "
-                         "--approve`, `eve serve --approve`)")
+APPROVAL_REFUSED_HINT = ("this tool needs approval and this MCP client cannot be asked (it "
+                         "did not declare the `elicitation` capability): use a client that "
+                         "supports elicitation, or start the server with `--approve` to allow "
+                         "it (`eve mcp --approve`, `eve serve --approve`)")
 APPROVAL_META = "eve/approval"
 """The `_meta` key of a listed tool that needs approval: `always` or `once`."""
 

@@ -53,6 +53,11 @@ class InteractionError(EveBuildError):
     """No one to answer (no terminal, no `--answer`, no model, a client without the
     capability), or the answerer refused; the text says which and what to do."""
 
+    def __str__(self) -> str:
+        """The reason with what to do: a tool that fails on it shows both to its caller
+        (a failed call's error is the exception's text)."""
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
 
 @dataclass(frozen=True)
 class Question:
@@ -144,6 +149,15 @@ async def run_answerer(interaction: Interaction, awaitable: Callable[[], Awaitab
     return await asyncio.wrap_future(future)
 
 
+def _answer_errors(error: ValueError) -> str:
+    """`field: what is wrong` for each field of a pydantic ValidationError."""
+    errors = getattr(error, "errors", None)
+    if not callable(errors):
+        return str(error)
+    return "; ".join(f"{'.'.join(str(part) for part in item.get('loc', ())) or 'answer'}: "
+                     f"{item.get('msg', '')}" for item in errors())
+
+
 def no_one(what: str, ways: str) -> InteractionError:
     """The error for a question nobody can answer."""
     return InteractionError(f"{what}: there is no one to answer here", ways)
@@ -158,7 +172,12 @@ async def ask_person(message: str, schema: Any, *, source: str | None = None) ->
     asker = interaction.ask
     question = Question(message, json_schema, tool=source)
     answer = await run_answerer(interaction, lambda: asker(question))
-    return schema.model_validate(dict(answer))
+    try:
+        return schema.model_validate(dict(answer))
+    except ValueError as exc:  # pydantic's ValidationError: the answer does not fit
+        raise InteractionError(f"the answer to `{message}` does not fit the question: "
+                               f"{_answer_errors(exc)}", "answer with values of the asked "
+                               "types") from None
 
 
 async def sample_model(prompt: str | Sequence[Mapping[str, str]], *, max_tokens: int | None = None,
@@ -188,8 +207,8 @@ async def run_subagent(name: str, text: str, *, source: str | None = None) -> st
 def write_log(text: str, level: str = "info", *, source: str | None = None) -> None:
     """`ctx.log`: one line for observers, `-v`, SSE and MCP clients."""
     if level not in LOG_LEVELS:
-        raise EveBuildError(f"`{level}` is not a log level",
-                            f"use one of: {', '.join(LOG_LEVELS)}")
+        raise EveBuildError(f"`{level}` is not a log level: use one of {', '.join(LOG_LEVELS)}",
+                            "ctx.log(text, level) takes an RFC 5424 level, as MCP names them")
     entry = LogEntry(str(text), level, source)
     sink = current_interaction().log
     if sink is not None:
