@@ -54,6 +54,7 @@ from eve_build.sdk.interaction import (
     interacting,
     run_answerer,
 )
+from eve_build.settings import read_setting
 
 R = TypeVar("R")
 Context = ServerRequestContext[Any]
@@ -378,10 +379,8 @@ def requested_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def input_timeout() -> float:
-    try:
-        return float(os.environ.get(INPUT_TIMEOUT_ENV, DEFAULT_INPUT_TIMEOUT))
-    except ValueError:
-        return DEFAULT_INPUT_TIMEOUT
+    """How long a parked call waits for the client's retry (checked when the agent loads)."""
+    return read_setting(INPUT_TIMEOUT_ENV, os.environ, DEFAULT_INPUT_TIMEOUT)
 
 
 async def interactive(ctx: Context, params: types.InputResponseRequestParams, parked: Parked,

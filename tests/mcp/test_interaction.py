@@ -316,3 +316,44 @@ def test_an_unknown_log_level_is_invalid_params(served: str) -> None:
     assert '"code":-32602' in answered.text.replace(" ", "")
     assert '"result":{}' in good.text.replace(" ", "")
     assert "logging" in opened.text  # the capability is declared
+
+
+def test_a_2026_retry_continues_its_call_once(app: Path, env: dict[str, str]) -> None:
+    """The `requestState` of a waiting call is good for one retry: the answer wakes the
+    tool; the same state again, or one eve never gave, is INVALID_PARAMS."""
+    from mcp.shared.exceptions import MCPError
+
+    command = eve_command("mcp", "--path", str(app))
+    server = StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+    async def elicit(_context: Any, _params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(server, read_timeout_seconds=60,
+                          elicitation_callback=elicit) as client:
+            session = client.session
+            first = await session.call_tool("sign_up", {}, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult)
+            assert first.input_requests is not None and first.request_state is not None
+            [(key, question)] = first.input_requests.items()
+            answer = {key: types.ElicitResult(action="accept",
+                                              content={"name": "Ada", "age": 36})}
+            done = await session.call_tool("sign_up", {}, input_responses=answer,
+                                           request_state=first.request_state)
+            errors = []
+            for state in (first.request_state, "made-up"):
+                try:
+                    await session.call_tool("sign_up", {}, input_responses=answer,
+                                            request_state=state)
+                except MCPError as exc:
+                    errors.append((exc.error.code, exc.error.message))
+            return {"question": question, "done": done, "errors": errors}
+
+    got = run(scenario)
+
+    assert isinstance(got["question"], types.ElicitRequest)
+    assert got["question"].params.message == "Who is signing up for basic?"
+    assert got["done"].structured_content == {"outcome": "signed up", "name": "Ada", "age": 36}
+    assert [code for code, _ in got["errors"]] == [types.INVALID_PARAMS] * 2
+    assert all("unknown or expired requestState" in text for _, text in got["errors"])
