@@ -357,3 +357,29 @@ def test_a_2026_retry_continues_its_call_once(app: Path, env: dict[str, str]) ->
     assert got["done"].structured_content == {"outcome": "signed up", "name": "Ada", "age": 36}
     assert [code for code, _ in got["errors"]] == [types.INVALID_PARAMS] * 2
     assert all("unknown or expired requestState" in text for _, text in got["errors"])
+
+
+def test_a_command_asks_under_prompts_get(app: Path, env: dict[str, str]) -> None:
+    """A local extension's command runs when its prompt is got: it may ask and log too."""
+    command = eve_command("mcp", "--path", str(app), "-e", str(APP / "local/greeter.py"))
+    server = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    elicit, asked = answering(types.ElicitResult(action="accept", content={"name": "Ada"}))
+    logs: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async def scenario() -> types.GetPromptResult:
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(stdio_client(server))
+            client = await stack.enter_async_context(ClientSession(
+                read, write, read_timeout_seconds=60, elicitation_callback=elicit,
+                logging_callback=on_log))
+            await client.initialize()
+            return await client.get_prompt("greet", {"args": "again"})
+
+    shown = run(scenario)
+
+    assert shown.messages[0].content.text == "Hello, Ada again!"  # type: ignore[union-attr]
+    assert asked[0].message == "What is your name?"
+    assert [(entry.level, entry.data) for entry in logs] == [("notice", "greeting Ada")]
