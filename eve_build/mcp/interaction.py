@@ -313,12 +313,17 @@ class McpCall:
         waiter = asyncio.create_task(self.asked.wait())
         try:
             await asyncio.wait({self.task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the client cancelled the request: the call too
+            self.task.cancel()
+            self.sender.cancel()
+            raise
         finally:
             waiter.cancel()
         if self.task.done() or self.question is None:
-            result = await self.task
-            await self.close()
-            return result
+            try:
+                return await self.task
+            finally:
+                await self.close()
         await self.flush()
         token = self.parked.park(self)
         self.expiry = self.loop.call_later(input_timeout(), self._expire, token)
