@@ -276,21 +276,31 @@ def test_a_2026_client_is_asked_through_input_required(transport: str, app: Path
     else:
         server = request.getfixturevalue("served")
 
+    logs: list[tuple[str, Any]] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append((params.level, params.data))
+
     async def scenario() -> tuple[Any, ...]:
         async with Client(server, read_timeout_seconds=60, elicitation_callback=elicit,
-                          sampling_callback=sample) as client:
+                          sampling_callback=sample, logging_callback=on_log,
+                          log_level="info") as client:
             version = client.session.protocol_version  # type: ignore[attr-defined]
             return (version, await client.call_tool("sign_up", {}),
                     await client.call_tool("summarize", {"text": "t"}),
-                    await client.call_tool("wipe", {"what": "disk"}))
+                    await client.call_tool("wipe", {"what": "disk"}),
+                    await client.call_tool("count", {"upto": 1}))
 
-    version, signed, summary, wiped = run(scenario)
+    version, signed, summary, wiped, counted = run(scenario)
 
     assert version == "2026-07-28"
     assert signed.structured_content == {"outcome": "signed up", "name": "Grace", "age": 85}
     assert text_of(summary) == "summary: ok"
     assert text_of(wiped) == "wiped disk"
     assert len(asked) == 2
+    assert text_of(counted) == "1"  # the request's own log level (`_meta`) filters its logs
+    assert logs == [("info", "Grace signed up"), ("info", "counted 1"),
+                    ("warning", "done counting")]
 
 
 def test_an_unknown_log_level_is_invalid_params(served: str) -> None:
@@ -383,3 +393,15 @@ def test_a_command_asks_under_prompts_get(app: Path, env: dict[str, str]) -> Non
     assert shown.messages[0].content.text == "Hello, Ada again!"  # type: ignore[union-attr]
     assert asked[0].message == "What is your name?"
     assert [(entry.level, entry.data) for entry in logs] == [("notice", "greeting Ada")]
+
+
+def test_an_invalid_input_timeout_stops_eve_mcp_before_it_serves(app: Path,
+                                                                 env: dict[str, str]) -> None:
+    done = subprocess.run(eve_command("mcp", "--path", str(app)), input="", text=True,
+                          capture_output=True, timeout=120,
+                          env={**env, "EVE_INPUT_TIMEOUT": "nan"})
+
+    assert done.returncode == 1, done.stderr
+    assert ("error setting/value-invalid: the environment variable EVE_INPUT_TIMEOUT must be "
+            "a number of seconds") in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
