@@ -40,7 +40,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from eve_build.runtime.approval import ApprovalRequest
+from eve_build.runtime.approval import ApprovalRequest, ApprovalSession
 from eve_build.runtime.trace import logger
 from eve_build.sdk.interaction import (
     LOG_LEVELS,
@@ -65,6 +65,8 @@ INPUT_TIMEOUT_ENV = "EVE_INPUT_TIMEOUT"
 DEFAULT_INPUT_TIMEOUT = 300.0
 LEVEL_KEY = "eve/log-level"
 """Where a connection's `logging/setLevel` is kept (the connection's own state)."""
+APPROVALS_KEY = "eve/approvals"
+"""Where a connection's `once()` answers are kept: one client's user approves for it only."""
 
 NO_ELICITATION = ("this MCP client did not declare the `elicitation` capability, so eve "
                   "cannot ask its user; use a client that supports elicitation, or run the "
@@ -114,6 +116,15 @@ async def set_logging_level(ctx: Context, params: types.SetLevelRequestParams,
         raise MCPError(types.INTERNAL_ERROR, "this connection cannot keep a log level")
     state[LEVEL_KEY] = params.level
     return types.EmptyResult()
+
+
+def connection_approvals(ctx: Context) -> ApprovalSession | None:
+    """The `once()` answers of this connection's user (None: the agent's own session)."""
+    state = _connection_state(ctx)
+    if state is None:  # pragma: no cover - every SDK connection has its state
+        return None
+    approvals = state.setdefault(APPROVALS_KEY, ApprovalSession())
+    return approvals if isinstance(approvals, ApprovalSession) else None
 
 
 def log_allowed(ctx: Context, level: str) -> bool:

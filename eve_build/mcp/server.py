@@ -20,6 +20,7 @@ from eve_build.mcp.interaction import (
     McpCall,
     Parked,
     client_can_elicit,
+    connection_approvals,
     interactive,
     set_logging_level,
 )
@@ -67,9 +68,12 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
                         ) -> types.CallToolResult | types.InputRequiredResult:
         async def work(call: McpCall) -> types.CallToolResult:  # the client answers (asks)
-            asker = call.approve if approver is None and client_can_elicit(ctx) else approver
-            return await call_mcp_tool(current(), subagent, params.name, params.arguments,
-                                       approver=asker, progress=call.send_text_progress)
+            asking = approver is None and client_can_elicit(ctx)  # its user approves
+            return await call_mcp_tool(
+                current(), subagent, params.name, params.arguments,
+                approver=call.approve if asking else approver,
+                approvals=connection_approvals(ctx) if asking else None,
+                progress=call.send_text_progress)
 
         return await interactive(ctx, params, parked, params.name, work)
 

@@ -17,7 +17,7 @@ from mcp import types
 
 from eve_build.errors import EveBuildError
 from eve_build.runtime.agent import Agent
-from eve_build.runtime.approval import Approver
+from eve_build.runtime.approval import ApprovalSession, Approver
 from eve_build.runtime.tools import ToolCallError
 from eve_build.runtime.trace import logger
 
@@ -64,7 +64,8 @@ def _approval_marks(policy: str) -> dict[str, Any]:
 
 async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
                         arguments: dict[str, Any] | None, *, approver: Approver | None,
-                        progress: Progress | None = None) -> types.CallToolResult:
+                        progress: Progress | None = None,
+                        approvals: ApprovalSession | None = None) -> types.CallToolResult:
     """Call one tool through the host; progress texts are sent in order before the result."""
     queue: asyncio.Queue[str] = asyncio.Queue()
     loop = asyncio.get_running_loop()
@@ -75,7 +76,8 @@ async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
 
     try:
         result = await agent.acall_tool(name, arguments or {}, subagent=subagent,
-                                        approver=approver, on_progress=report)
+                                        approver=approver, on_progress=report,
+                                        approvals=approvals)
     except EveBuildError as exc:  # an unknown tool or subagent
         return error_result(exc.message + (f" ({exc.hint})" if exc.hint else ""))
     finally:

@@ -130,8 +130,12 @@ class Agent(LocalMethods):
         self, name: str, arguments: Mapping[str, Any] | None = None, *,
         subagent: str | None = None, approver: Approver | None = None,
         on_progress: Callable[[str], None] | None = None,
+        approvals: ApprovalSession | None = None,
     ) -> ToolResult:
-        """Call one tool through the hooks; raises ToolNotFoundError for an unknown name."""
+        """Call one tool through the hooks; raises ToolNotFoundError for an unknown name.
+
+        `approvals` keeps `once()` answers for a session of the caller's own (an MCP
+        connection); by default the agent's."""
         surface = await self._surface_with(name, subagent)
         entry = surface.tools.get(name)
         if entry is None:
@@ -147,7 +151,8 @@ class Agent(LocalMethods):
                 loop.call_soon_threadsafe(lambda: updates.append(asyncio.ensure_future(
                     events.emit(pipeline, "tool.update", tool=name, text=text))))
 
-        call = calls.ToolCall(surface, entry, self._approvals, self._pool, approver, progress)
+        call = calls.ToolCall(surface, entry, approvals or self._approvals, self._pool,
+                              approver, progress)
         with self._counted(), label_task(f"tool `{name}`"):
             await events.emit(pipeline, "tool.start", tool=name, arguments=given)
             result = self.redactor.redact_result(await call.run(given))

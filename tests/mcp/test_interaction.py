@@ -405,3 +405,28 @@ def test_an_invalid_input_timeout_stops_eve_mcp_before_it_serves(app: Path,
     assert ("error setting/value-invalid: the environment variable EVE_INPUT_TIMEOUT must be "
             "a number of seconds") in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_once_is_remembered_per_connection(served: str) -> None:
+    """`once()` over `/mcp`: each client's user is asked once; one client's answer is not
+    another's."""
+    elicit, asked = answering(types.ElicitResult(action="accept", content={"approve": True}),
+                              types.ElicitResult(action="accept", content={"approve": False}))
+
+    async def connection() -> list[str]:
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(streamable_http_client(served))
+            client = await stack.enter_async_context(ClientSession(
+                read, write, read_timeout_seconds=60, elicitation_callback=elicit))
+            await client.initialize()
+            return [text_of(await client.call_tool("reset", {})) for _ in range(2)]
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        return await connection(), await connection()
+
+    first, second = run(scenario)
+
+    assert first == ["reset", "reset"]  # asked once, then remembered
+    assert second == ["`reset` refused: not approved",  # asked again: no, and kept
+                      "`reset` refused: not approved earlier in this session (approval: once)"]
+    assert len(asked) == 2
