@@ -27,7 +27,9 @@ def mcp(
                                         help="Serve this subagent's tools (its path)."),
     path: Path = PATH_OPTION,
     approve: bool = typer.Option(False, "--approve",
-                                 help="Approve every call of tools that ask for approval."),
+                                 help="Approve every call of tools that ask for approval "
+                                      "(else a client that supports elicitation asks its "
+                                      "user)."),
     extension: ExtensionPaths = None,
 ) -> None:
     """Serve the built agent's tools, skills and commands to an MCP client over stdio.

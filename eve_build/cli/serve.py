@@ -69,7 +69,9 @@ def serve(path: Path = PATH_OPTION, host: str = HOST_OPTION, port: int = PORT_OP
           extension: ExtensionPaths = None,
           approve: bool = typer.Option(False, "--approve", help="Approve every call over "
                                        "/mcp of tools that ask for approval (the MCP "
-                                       "client's own confirmation is then the only one)."),
+                                       "client's own confirmation is then the only one; "
+                                       "else a client that supports elicitation asks "
+                                       "its user)."),
           allow_host: list[str] | None = ALLOW_HOST_OPTION,
           allow_origin: list[str] | None = ALLOW_ORIGIN_OPTION,
           json_output: bool = typer.Option(
