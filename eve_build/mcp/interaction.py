@@ -152,7 +152,12 @@ class Parked:
         self.calls[token] = call
         return token
 
-    def take(self, token: str) -> McpCall:
+    def take(self, token: str, source: str) -> McpCall:
+        """The call `token` parked, when the retry names the same tool or prompt."""
+        call = self.calls.get(token)
+        if call is not None and call.source != source:
+            raise MCPError(types.INVALID_PARAMS, f"this requestState continues `{call.source}`, "
+                                                 f"not `{source}`")
         call = self.calls.pop(token, None)
         if call is None:
             raise MCPError(types.INVALID_PARAMS,
@@ -405,7 +410,7 @@ async def interactive(ctx: Context, params: types.InputResponseRequestParams, pa
     """Run `work` (a tools/call or prompts/get) with the client as its answerers; a
     2026-07-28 retry (`requestState`) continues the call it names."""
     if params.request_state is not None:
-        call = parked.take(params.request_state)
+        call = parked.take(params.request_state, source)
         resumed: R | types.InputRequiredResult = await call.resume(ctx, params.input_responses)
         return resumed
     return await McpCall(ctx, parked, source=source).run(work)

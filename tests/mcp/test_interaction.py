@@ -349,6 +349,12 @@ def test_a_2026_retry_continues_its_call_once(app: Path, env: dict[str, str]) ->
             [(key, question)] = first.input_requests.items()
             answer = {key: types.ElicitResult(action="accept",
                                               content={"name": "Ada", "age": 36})}
+            try:  # another tool cannot continue it (and the call stays parked)
+                await session.call_tool("summarize", {"text": "t"}, input_responses=answer,
+                                        request_state=first.request_state)
+                other = ""
+            except MCPError as exc:
+                other = exc.error.message
             done = await session.call_tool("sign_up", {}, input_responses=answer,
                                            request_state=first.request_state)
             errors = []
@@ -358,7 +364,7 @@ def test_a_2026_retry_continues_its_call_once(app: Path, env: dict[str, str]) ->
                                             request_state=state)
                 except MCPError as exc:
                     errors.append((exc.error.code, exc.error.message))
-            return {"question": question, "done": done, "errors": errors}
+            return {"question": question, "done": done, "errors": errors, "other": other}
 
     got = run(scenario)
 
@@ -367,6 +373,7 @@ def test_a_2026_retry_continues_its_call_once(app: Path, env: dict[str, str]) ->
     assert got["done"].structured_content == {"outcome": "signed up", "name": "Ada", "age": 36}
     assert [code for code, _ in got["errors"]] == [types.INVALID_PARAMS] * 2
     assert all("unknown or expired requestState" in text for _, text in got["errors"])
+    assert got["other"] == "this requestState continues `sign_up`, not `summarize`"
 
 
 def test_a_command_asks_under_prompts_get(app: Path, env: dict[str, str]) -> None:
