@@ -83,3 +83,37 @@ def derive_pyproject(name: str, eve_build_version: str, authors: Sequence[Author
         },
     }
     return tomli_w.dumps(data, multiline_strings=False)
+
+
+AGENT_EXTRA = "agent"
+"""eve-build's extra with the model engine, which `eve run` and `eve chat` need."""
+
+
+def derive_agent_pyproject(name: str, eve_build_version: str,
+                           authors: Sequence[Author] = ()) -> str:
+    """The whole pyproject.toml of a new agent project (`eve init`).
+
+    The project builds with hatchling to an empty wheel, so `pip install -e ".[test]"`
+    installs its dependencies (eve-build with its `agent` extra, and every extension
+    `eve add` lists); nothing of it is meant for PyPI.
+    """
+    runtime = derive_runtime_requirement(eve_build_version).replace(
+        "eve-build", f"eve-build[{AGENT_EXTRA}]", 1)
+    project: dict[str, Any] = {
+        "name": name,
+        "version": "0.1.0",
+        "description": "An eve agent.",
+        "requires-python": ">=3.11",
+    }
+    if authors:
+        project["authors"] = [a.to_toml() for a in authors]
+    project |= {
+        "dependencies": [runtime],
+        "optional-dependencies": {"test": ["pytest>=8"]},
+    }
+    data = {
+        "build-system": {"requires": ["hatchling"], "build-backend": "hatchling.build"},
+        "project": project,
+        "tool": {"hatch": {"build": {"targets": {"wheel": {"bypass-selection": True}}}}},
+    }
+    return tomli_w.dumps(data, multiline_strings=False)
