@@ -3,7 +3,9 @@
 Writing TOML from a dict (not a template) escapes names, descriptions and author
 names correctly whatever they contain. The metadata is what PyPI and pyroma expect:
 an SPDX license, authors from `git config` when set, project URLs to fill in, a
-compatible-release range on eve-build for the runtime, and `test` / `dev` extras.
+compatible-release range on eve-build for the runtime, and `test` / `dev` extras. The
+`test` extra, which `init` installs, has the `build` frontend too: the scaffold's
+output folder is `build/`, which `python -m build` would otherwise try to run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import tomli_w
 from packaging.version import Version
 
 LICENSE = "MIT"
+FRONTEND = "build>=1.2"
+"""The `build` frontend (`python -m build`), in the extension scaffold's `test` extra."""
 DESCRIPTION = "An eve extension that agents mount to get the `greet` tool."
 
 
@@ -57,8 +61,11 @@ def derive_pyproject(name: str, eve_build_version: str, authors: Sequence[Author
         ],
         "dependencies": [derive_runtime_requirement(eve_build_version), "pydantic>=2"],
         "optional-dependencies": {
-            "test": ["pytest>=8"],
-            "dev": [f"{name}[test]", "build>=1.2", "twine>=5"],
+            # the `build` frontend: `build/` is the output folder, and `python -m build`
+            # without the frontend installed runs that folder (`No module named
+            # build.__main__`); `init` installs this extra, so it just works
+            "test": ["pytest>=8", FRONTEND],
+            "dev": [f"{name}[test]", FRONTEND, "twine>=5"],
         },
         "urls": {
             "Homepage": f"https://github.com/OWNER/{name}",
