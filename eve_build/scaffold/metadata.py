@@ -20,6 +20,8 @@ from packaging.version import Version
 LICENSE = "MIT"
 FRONTEND = "build>=1.2"
 """The `build` frontend (`python -m build`), in the extension scaffold's `test` extra."""
+DUPLICATE_FILES_CHECK = "W002"
+"""check-wheel-contents' duplicate-files check, which an eve wheel fails by design."""
 DESCRIPTION = "An eve extension that agents mount to get the `greet` tool."
 
 
@@ -81,6 +83,9 @@ def derive_pyproject(name: str, eve_build_version: str, authors: Sequence[Author
         "project": project,
         "tool": {
             "eve": {"extension": {"source": "extension", "output": "build/eve"}},
+            # W002 (duplicate files): the manifest is in the package and, identical, in
+            # the dist-info, on purpose (docs/publishing.md, "Checking the wheel")
+            "check-wheel-contents": {"ignore": [DUPLICATE_FILES_CHECK]},
             "hatch": {
                 "build": {
                     "hooks": {"eve": {"require-runtime-dependencies": True}},
