@@ -18,6 +18,7 @@ from eve_build.scaffold import derive_context, render_scaffold
 from eve_build.scaffold.agent import init_agent, read_model
 from eve_build.scaffold.render import AGENT_TEMPLATE
 from tests.golden_files import assert_matches_golden
+from tests.json_schemas import validate
 from tests.scaffold.helpers import GOLDEN_EVE_VERSION, NO_IDENTITY, FakeRunner
 from tests.scaffold.test_render import write_rendered
 
@@ -119,6 +120,7 @@ def test_a_non_empty_folder_is_refused_and_left_as_it_was(tmp_path: Path) -> Non
     json_done = _eve("init", "demo", "--no-install", "--no-git", "--json", cwd=tmp_path)
     assert json_done.returncode == 1
     answer = json.loads(json_done.stdout)
+    validate("init.json", answer)
     assert answer["status"] == "failed"
     assert [d["code"] for d in answer["diagnostics"]["items"]] == ["init/target-not-empty"]
 
@@ -141,6 +143,7 @@ def test_the_cli_prints_what_it_made_and_the_next_steps(tmp_path: Path) -> None:
     assert steps[-3:] == [".venv/bin/python -m pytest", ".venv/bin/eve add PACKAGE_OR_PATH",
                           ".venv/bin/eve chat --model test"]
     created = _eve("init", "other", "--no-install", "--no-git", "--json", cwd=tmp_path)
+    validate("init.json", json.loads(created.stdout))
     assert json.loads(created.stdout)["project"] == "other"
 
 
