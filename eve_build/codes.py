@@ -198,6 +198,13 @@ CODES: dict[str, str] = {
     "add/project-invalid": "The agent project's pyproject.toml is missing or cannot be edited.",
     "add/build-failed": "The agent does not build with the extension mounted; `eve add` was "
         "undone.",
+    # init: `eve init NAME`, an agent project in one command (issue 28)
+    "init/name-invalid": "`eve init` was given a name that cannot name a project "
+        "(usage error, exit 2).",
+    "init/target-not-empty": "`eve init`'s target folder is not empty (without `--force`): "
+        "nothing was written.",
+    "init/target-not-a-folder": "`eve init`'s target is a file, or a file is in the way of "
+        "a scaffold file: nothing was written.",
     # engine: user code imported at build time, in worker processes under a time budget
     "engine/budget-invalid": "`import-timeout` or EVE_IMPORT_TIMEOUT is not a positive number "
         "of seconds.",

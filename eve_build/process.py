@@ -44,19 +44,29 @@ def derive_output_tail(output: str, lines: int = OUTPUT_TAIL_LINES) -> str:
 DECISIVE_PATTERNS = (
     re.compile(r"No matching distribution found for .+"),
     re.compile(r"Could not find a version that satisfies the requirement .+"),
-    re.compile(r"(?:^|\s)(?:ERROR|error)\b:?\s+\S.*"),
     re.compile(r"^\s*(?:[A-Za-z_][\w.]*)?(?:Error|Exception): .+"),
+    re.compile(r"(?:^|\s)(?:ERROR|error)\b:?\s+\S.*"),
 )
-"""What says why a frontend failed, strongest first: pip's resolver verdicts, then an
-`ERROR` line, then the exception line that ends a traceback."""
+"""What says why a frontend failed, strongest first: pip's resolver verdicts, then the
+exception line that ends a traceback (the backend's, hatchling's, a build hook's: the
+real reason), then an `ERROR` line."""
+WRAPPER_PATTERNS = (
+    re.compile(r"^ERROR Backend subprocess exited"),  # build: the backend failed, see above
+    re.compile(r"^ERROR Failed to install requirements"),  # build: the resolver said why
+    re.compile(r"^error: (?:subprocess-exited-with-error|metadata-generation-failed)"),  # pip
+    re.compile(r"^ERROR: Failed (?:building|to build)"),  # pip
+    re.compile(r"^(?:note|hint): (?:This (?:error|is an issue)|See above)"),  # pip
+)
+"""Lines that only say that something below failed: never the decisive line."""
 
 
 def find_decisive_line(output: str) -> str | None:
     """The one line of a failed command's output that says why it failed, or None."""
     # build prefixes the output of the commands it runs with `<` / `>` / `*`
     lines = [line.strip().lstrip("<>* ").strip() for line in output.splitlines() if line.strip()]
+    lines = [line for line in lines if not any(p.search(line) for p in WRAPPER_PATTERNS)]
     for pattern in DECISIVE_PATTERNS:
         found = [line for line in lines if pattern.search(line)]
         if found:
-            return found[-1] if pattern is DECISIVE_PATTERNS[-1] else found[0]
+            return found[-1] if pattern is DECISIVE_PATTERNS[2] else found[0]
     return None

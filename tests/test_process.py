@@ -38,3 +38,44 @@ ValueError: tool.eve.extension.output must be relative
 ])
 def test_the_decisive_line(output: str, line: str | None) -> None:
     assert find_decisive_line(output) == line
+
+
+BUILD_BACKEND = TRACEBACK + """\
+
+TIP pass --env-dir and --sdist-extract-dir to keep the build environment and sources
+ERROR Backend subprocess exited when trying to invoke build_sdist
+"""
+
+PIP_BACKEND = """\
+Obtaining file:///tmp/gizmo
+  Checking if build backend supports build_editable ... done
+  Preparing editable metadata (pyproject.toml) ... error
+  error: subprocess-exited-with-error
+
+  \u00d7 Preparing editable metadata (pyproject.toml) did not run successfully.
+  │ exit code: 1
+  ╰─> [20 lines of output]
+      Traceback (most recent call last):
+        File "/x/hatchling/metadata/core.py", line 553, in readme
+          raise OSError(message)
+      OSError: Readme file does not exist: MISSING.md
+      [end of output]
+
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+error: metadata-generation-failed
+
+\u00d7 Encountered error while generating package metadata.
+╰─> See above for output.
+
+note: This is an issue with the package mentioned above, not pip.
+hint: See above for details.
+"""
+
+
+@pytest.mark.parametrize(("output", "line"), [
+    (BUILD_BACKEND, "ValueError: tool.eve.extension.output must be relative"),
+    (PIP_BACKEND, "OSError: Readme file does not exist: MISSING.md"),
+])
+def test_the_backends_reason_wins_over_the_frontends_wrapper_lines(output: str,
+                                                                   line: str) -> None:
+    assert find_decisive_line(output) == line

@@ -30,7 +30,7 @@ from eve_build.add.installer import (
 from eve_build.add.mount_file import find_connection_variables, serialize_mount_file
 from eve_build.add.namespace import find_namespace_problems
 from eve_build.add.snapshot import Snapshot, all_or_nothing
-from eve_build.add.target import TITLE, Candidate, derive_candidate
+from eve_build.add.target import TITLE, Candidate, derive_candidate, describe_install_failure
 from eve_build.consumer.build import replace_file
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError
@@ -96,10 +96,9 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
     with all_or_nothing([pyproject, mount_file], environment, name, runner) as snapshot:
         done = runner(command, app.root)
         if done.returncode != 0:
-            last = "; ".join(line.strip() for line in done.stdout.strip().splitlines()[-3:])
             raise _fail("add/install-failed", target, f"installing `{target}` failed: "
-                        f"{last or 'no output'}", "fix the cause above and run `eve add` "
-                        "again; nothing was changed")
+                        f"{describe_install_failure(done.stdout)}", "fix the cause above and "
+                        "run `eve add` again; nothing was changed")
         mount = serialize_mount_file(manifest.package.import_name, namespace, manifest.config)
         for path, data in ((pyproject, after if after != before else None),
                            (mount_file, mount.text)):

@@ -22,6 +22,7 @@ from eve_build.add.installer import ProjectEnvironment, Runner, derive_install_c
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.formats.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, read_manifest
+from eve_build.process import find_decisive_line
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.project.roots import has_extension_table
 
@@ -114,9 +115,19 @@ def _not_extension(target: str, reason: str) -> DiagnosticsError:
                  "nothing was changed")
 
 
+def describe_install_failure(output: str) -> str:
+    """Why an install failed, in one line: the installer's or the build backend's own
+    words (`process.find_decisive_line`: a resolver verdict, hatchling's exception, an
+    `ERROR` line), else its last three lines."""
+    decisive = find_decisive_line(output)
+    if decisive is not None:
+        return decisive
+    return "; ".join(line.strip() for line in output.strip().splitlines()[-3:]) or "no output"
+
+
 def _install_failed(target: str, output: str) -> DiagnosticsError:
-    last = "; ".join(line.strip() for line in output.strip().splitlines()[-3:]) or "no output"
-    return _fail("add/install-failed", target, f"installing `{target}` failed: {last}",
+    return _fail("add/install-failed", target,
+                 f"installing `{target}` failed: {describe_install_failure(output)}",
                  "check the name or path and your network, then try again; nothing was changed")
 
 

@@ -14,6 +14,7 @@ import typer
 
 from eve_build._version import __version__
 from eve_build.cli import add, agent, dev, ext, extension, local, runtime, serve, session, trust
+from eve_build.cli import init as init_cli
 from eve_build.cli import mcp as mcp_cli
 from eve_build.cli import sessions as sessions_cli
 from eve_build.cli.conventions import CONTEXT_SETTINGS, EveGroup
@@ -32,6 +33,7 @@ app.add_typer(extension.app, name="extension")
 app.add_typer(ext.app, name="node")
 # `eve ext` was the name before `eve node` (kept, hidden: same commands, same output)
 app.add_typer(ext.app, name="ext", hidden=True)
+init_cli.register(app)
 agent.register(app)
 runtime.register(app)
 dev.register(app)

@@ -6,10 +6,7 @@ import importlib
 
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
-
-SDK_REQUIREMENT = "mcp>=2.3,<3"
-EXTRA_HINT = ("install the extra: `pip install 'eve-build[mcp]'` (it adds the official MCP SDK, "
-              f"`{SDK_REQUIREMENT}`)")
+from eve_build.install_hint import derive_extra_hint
 
 
 def require_sdk(feature: str) -> None:
@@ -19,5 +16,5 @@ def require_sdk(feature: str) -> None:
     except ImportError:
         found = [error("mcp/sdk-missing", "pyproject.toml",
                        f"{feature} needs the MCP SDK (`mcp`), which is not installed",
-                       EXTRA_HINT)]
+                       derive_extra_hint("mcp"))]
         raise DiagnosticsError(f"cannot start {feature}", found) from None

@@ -35,6 +35,7 @@ from eve_build.connections.remote import (
 )
 from eve_build.connections.resolve import ResolvedConnection, discover_connections
 from eve_build.diagnostics import Diagnostic, Severity, warning
+from eve_build.install_hint import derive_extra_hint
 from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import ToolCallError, ToolEntry
 from eve_build.runtime.trace import logger
@@ -110,7 +111,7 @@ class ConnectionTools:
             self._warn(warning("mcp/sdk-missing", "pyproject.toml",
                                "the agent's MCP connections need the MCP SDK (`mcp`), which is "
                                "not installed: their tools are left out",
-                               "install the extra: `pip install 'eve-build[mcp]'`"))
+                               derive_extra_hint("mcp")))
             return
         try:
             async with asyncio.timeout(self.timeout):

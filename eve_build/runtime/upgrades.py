@@ -26,6 +26,7 @@ from eve_build.formats.manifest import (
     read_manifest,
     try_locate_package,
 )
+from eve_build.install_hint import derive_install_hint
 
 
 def find_changed_packages(mounts: Iterable[CompiledMount], paths: Sequence[str]
@@ -53,7 +54,7 @@ def try_derive_change(mount: CompiledMount, paths: Sequence[str]) -> Diagnostic 
     package_dir = try_locate_package(mount.import_name, list(paths))
     if package_dir is None:
         return _changed(mount, f"extension {name} is no longer installed (the agent was built "
-                               f"with {built}): install it again or run eve build")
+                               f"with {built}): install it again or run eve build", removed=True)
     try:
         manifest = read_manifest(derive_manifest_path(package_dir))
     except ManifestError:
@@ -79,12 +80,19 @@ def is_source_edited(package_dir: Path) -> bool:
     return explain_package_staleness(package_dir) is not None
 
 
-def _changed(mount: CompiledMount, message: str) -> Diagnostic:
+def _changed(mount: CompiledMount, message: str, *, removed: bool = False) -> Diagnostic:
+    """The refusal, its hint saying what `eve build` does here (and what it does not)."""
+    back = derive_install_hint(f"{mount.package}=={mount.version}")
     if mount.source_backed:  # built from its source by `eve build`: nothing to install
         hint = (f"run `eve build`: it rebuilds `{mount.package}` from its source and compiles "
                 f"the agent against it (mounted by `{mount.file}`)")
+    elif removed:  # `eve build` installs nothing: it would stop at the mount too
+        hint = (f"install `{mount.package}` again (`{back}`, or the wheel or folder it came "
+                f"from): `eve build` installs nothing; or delete its mount `{mount.file}`, "
+                "then run `eve build`")
     else:
-        hint = (f"run `eve build` so the agent is compiled against the installed "
-                f"`{mount.package}` (mounted by `{mount.file}`), or install the version it was "
-                f"built with (`pip install {mount.package}=={mount.version}`)")
+        hint = (f"run `eve build`: it reads the installed `{mount.package}`'s manifest "
+                "(nothing is installed or rebuilt), checks it and the mount's config in "
+                f"`{mount.file}`, compiles the agent against it and lists what changed; or put "
+                f"back the version the agent was built with: `{back}`")
     return error("runtime/extension-changed", COMPILED_PATH, message, hint)

@@ -32,8 +32,11 @@ def try_find_member_workspace(target: Path) -> Path | None:
     return None if root == start else root
 
 
-def join_workspace(root: Path, member: Path, name: str) -> list[str]:
-    """Add `member` (a folder under `root`) to the workspace as `name`; the steps done."""
+def join_workspace(root: Path, member: Path, name: str, *, source: bool = True) -> list[str]:
+    """Add `member` (a folder under `root`) to the workspace as `name`; the steps done.
+
+    `source=False` (an agent project, which nothing depends on) adds no
+    `[tool.uv.sources]` entry."""
     path = root / PYPROJECT
     try:
         document = tomlkit.parse(path.read_text(encoding="utf-8"))
@@ -51,11 +54,11 @@ def join_workspace(root: Path, member: Path, name: str) -> list[str]:
         members = _table(uv, "workspace").setdefault("members", tomlkit.array())
         members.append(relative)
         steps.append(f"added `{relative}` to `[tool.uv.workspace] members` in {PYPROJECT}")
-    sources = _table(uv, "sources")
-    if name not in sources:
-        source = tomlkit.inline_table()
-        source["workspace"] = True
-        sources[name] = source
+    sources = _table(uv, "sources") if source else None
+    if sources is not None and name not in sources:
+        entry = tomlkit.inline_table()
+        entry["workspace"] = True
+        sources[name] = entry
         steps.append(f"added `{name} = {{ workspace = true }}` to `[tool.uv.sources]`")
     if steps:
         _write_atomically(path, tomlkit.dumps(document))

@@ -64,8 +64,9 @@ def suggest_name(name: str) -> str:
     return text if not find_name_problems(text) else "my-extension"
 
 
-def parse_extension_name(name: str) -> str:
-    """Return `name` unchanged when it can name an extension package.
+def parse_extension_name(name: str, what: str = "extension") -> str:
+    """Return `name` unchanged when it can name an extension package (or, `what`
+    being `agent project`, an agent project: the same rules, one owner).
 
     Raises:
         UsageError: naming each problem, with a valid suggestion as the hint.
@@ -74,7 +75,7 @@ def parse_extension_name(name: str) -> str:
     if not problems:
         return name
     raise UsageError(
-        f"`{derive_shown_name(name)}` is not a valid extension name: {'; '.join(problems)}",
+        f"`{derive_shown_name(name)}` is not a valid {what} name: {'; '.join(problems)}",
         hint=(
             "use lower-case letters, digits, `-` and `_`, starting with a letter, "
             f"for example `{suggest_name(name)}`"

@@ -1,7 +1,8 @@
-"""Render the `eve extension init` scaffold from the jinja2 templates.
+"""Render the `eve extension init` and `eve init` scaffolds from the jinja2 templates.
 
-The templates live at the repository's top level in `templates/extension/` and ship
-in the wheel as `eve_build/_templates/extension/` (found by
+The templates live at the repository's top level in `templates/extension/` (an
+extension package) and `templates/agent/` (an agent project) and ship in the wheel as
+`eve_build/_templates/<kind>/` (found by
 `eve_build.toolchain.locate_templates`). A template's path below that folder, minus
 `.jinja`, is the output path; a segment spelled `dot-NAME` is written as `.NAME`, so
 that the template tree holds no dotfiles of its own (a real `.gitignore` or `.github/`
@@ -19,11 +20,18 @@ import jinja2
 from eve_build._version import __version__
 from eve_build.errors import EveBuildError
 from eve_build.naming import derive_import_name
-from eve_build.scaffold.metadata import Author, derive_pyproject, derive_runtime_requirement
+from eve_build.scaffold.metadata import (
+    Author,
+    derive_agent_pyproject,
+    derive_pyproject,
+    derive_runtime_requirement,
+)
 from eve_build.scaffold.options import SampleConfig, derive_options_table, derive_sample_fields
 from eve_build.toolchain import EXTENSION_TEMPLATE as EXTENSION_TEMPLATE
 from eve_build.toolchain import locate_templates as locate_templates
 
+AGENT_TEMPLATE = "agent"
+"""The `eve init` templates, `templates/agent/`."""
 TEMPLATE_SUFFIX = ".jinja"
 OWN_REPOSITORY_ONLY = (".github/workflows/ci.yml",)
 """Files only a package that is its own repository gets (not a workspace member)."""
@@ -47,11 +55,15 @@ class ScaffoldContext:
     member_path: str = ""
     """A uv workspace member's folder relative to the workspace root (`packages/wx`);
     empty for a package of its own: README and AGENTS.md then say the `uv run` lines."""
+    model: str = ""
+    """An agent's model for `define_agent(model=...)` (`eve init`, from `EVE_MODEL`);
+    empty: the line is left commented for the user."""
 
 
 def derive_context(name: str, eve_build_version: str = __version__,
                    authors: tuple[Author, ...] = (), *,
-                   own_repository: bool = True, member_path: str = "") -> ScaffoldContext:
+                   own_repository: bool = True, member_path: str = "",
+                   model: str = "") -> ScaffoldContext:
     """The template context for the distribution `name` (assumed already valid)."""
     return ScaffoldContext(
         name=name,
@@ -60,6 +72,7 @@ def derive_context(name: str, eve_build_version: str = __version__,
         authors=authors,
         own_repository=own_repository,
         member_path=member_path,
+        model=model,
     )
 
 
@@ -94,20 +107,23 @@ def find_templates(folder: Path) -> list[PurePosixPath]:
     return sorted(found)
 
 
-def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dict[str, str]:
+def render_scaffold(context: ScaffoldContext, folder: Path | None = None, *,
+                    kind: str = EXTENSION_TEMPLATE) -> dict[str, str]:
     """Render every template: relative POSIX output path -> text, sorted by path.
 
-    pyproject.toml is written from data (`metadata.derive_pyproject`), not a template.
+    pyproject.toml is written from data (`metadata.derive_pyproject`, or
+    `derive_agent_pyproject` for an agent), not a template.
     Pure: reads the templates, writes nothing.
 
     Args:
         context: the template variables, from `derive_context`.
-        folder: the template folder; `locate_templates()` when None.
+        folder: the template folder; `locate_templates(kind)` when None.
+        kind: `extension` (`eve extension init`) or `agent` (`eve init`).
 
     Raises:
         EveBuildError: a template is missing, or uses an undefined variable.
     """
-    folder = folder if folder is not None else locate_templates()
+    folder = folder if folder is not None else locate_templates(kind)
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
@@ -115,9 +131,9 @@ def render_scaffold(context: ScaffoldContext, folder: Path | None = None) -> dic
         autoescape=False,
     )
     variables = derive_variables(context)
+    pyproject = derive_agent_pyproject if kind == AGENT_TEMPLATE else derive_pyproject
     rendered: dict[str, str] = {
-        "pyproject.toml": derive_pyproject(context.name, context.eve_build_version,
-                                           context.authors),
+        "pyproject.toml": pyproject(context.name, context.eve_build_version, context.authors),
     }
     for template in find_templates(folder):
         try:

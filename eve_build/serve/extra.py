@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 
+from eve_build.install_hint import derive_extra_hint
 from eve_build.serve.errors import serve_error
 
 SERVE_MODULES = ("starlette", "uvicorn")
-INSTALL_HINT = "pip install 'eve-build[serve]'"
 
 
 def require_serve_extra() -> None:
@@ -17,7 +17,7 @@ def require_serve_extra() -> None:
         names = " and ".join(f"`{name}`" for name in missing)
         raise serve_error("serve/extra-missing",
                           f"serving needs {names}, which this environment lacks",
-                          f"install the serve extra: {INSTALL_HINT}")
+                          derive_extra_hint("serve"))
 
 
 def _is_importable(name: str) -> bool:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 
+from eve_build.install_hint import derive_extra_hint
 from eve_build.session.errors import session_error
 
 ENGINE_MODULE = "pydantic_ai"
-INSTALL_HINT = "pip install 'eve-build[agent]'"
 
 
 def require_agent_extra() -> None:
@@ -25,5 +25,5 @@ def require_agent_extra() -> None:
         raise session_error("session/extra-missing",
                             "running the agent with a model needs pydantic-ai "
                             "(`pydantic-ai-slim`), which this environment lacks",
-                            f"install the agent extra: {INSTALL_HINT}",
+                            derive_extra_hint("agent"),
                             title="cannot start a session")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from eve_build._version import __version__
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError
+from eve_build.install_hint import derive_extra_hint
 
 TITLE = "cannot open the session store"
 
@@ -99,7 +100,7 @@ def store_url_malformed(shown: str, reason: str) -> DiagnosticsError:
 def store_extra_missing(url_where: str) -> DiagnosticsError:
     return DiagnosticsError(TITLE, [error(
         "session/store-extra-missing", url_where, "a PostgreSQL session store needs psycopg 3, "
-        "which is not installed", "install it with `pip install 'eve-build[postgres]'`")])
+        "which is not installed", derive_extra_hint("postgres"))])
 
 
 def session_unknown(where: str, session_id: str) -> DiagnosticsError:

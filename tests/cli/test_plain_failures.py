@@ -43,7 +43,7 @@ def test_dev_without_the_serve_extra_says_which_extra_to_install(tmp_path: Path)
 
     assert done.returncode == 1
     assert "error serve/extra-missing: serving needs `starlette` and `uvicorn`" in done.stderr
-    assert "pip install 'eve-build[serve]'" in done.stderr
+    assert "-m pip install 'httpx>=0.27' 'starlette>=0.37' 'uvicorn>=0.30'" in done.stderr
     assert "internal/unexpected" not in done.stderr and "Traceback" not in done.stderr
     assert not (root / ".eve").exists()  # refused before the first build
 

@@ -19,7 +19,9 @@ from eve_build.errors import DiagnosticsError
 from eve_build.extension.build import build_extension
 from eve_build.formats.compiled import read_compiled
 from eve_build.formats.manifest import derive_manifest_path
+from eve_build.install_hint import derive_install_hint
 from eve_build.runtime import load_agent
+from eve_build.runtime.upgrades import try_derive_change
 from tests.conftest import FIXTURES, copy_fixture_tree
 from tests.consumer.conftest import MakeApp
 from tests.runtime.apps import compile_app, mount_file
@@ -188,3 +190,43 @@ def test_the_hint_for_a_source_backed_member_says_eve_build_not_pip_install(
     assert found.hint == ("run `eve build`: it rebuilds `gizmo` from its source and compiles "
                           "the agent against it (mounted by `agent/extensions/gizmo.py`)")
     assert "pip install" not in found.hint
+
+
+def test_the_hint_for_an_installed_package_says_what_eve_build_does_and_how_to_go_back(
+        tmp_path: Path) -> None:
+    """An installed wheel (not source-backed): `eve build` recompiles against what is
+    installed and installs or rebuilds nothing; going back is an install, named for the
+    environment eve runs in."""
+    root = _gizmo_app(tmp_path)
+    _release(root, "1.1.0")
+    [mount] = read_compiled(root).root.mounts
+    installed = mount.model_copy(update={"source_backed": False})
+    paths = [str(root / "extensions" / "gizmo" / "build" / "eve")]
+
+    found = try_derive_change(installed, paths)
+    assert found is not None
+    back = derive_install_hint("gizmo==1.0.0")
+    assert found.hint == (
+        "run `eve build`: it reads the installed `gizmo`'s manifest (nothing is installed or "
+        "rebuilt), checks it and the mount's config in `agent/extensions/gizmo.py`, compiles "
+        f"the agent against it and lists what changed; or put back the version the agent "
+        f"was built with: `{back}`")
+    assert back.endswith(" -m pip install gizmo==1.0.0") or back.startswith("uv pip")
+    # what the hint says eve build does, it does: the change listed, gizmo left as it was
+    assert build_agent(root).changes[0].startswith("gizmo 1.0.0 -> 1.1.0")
+
+
+def test_the_hint_for_a_removed_installed_package_says_eve_build_installs_nothing(
+        tmp_path: Path) -> None:
+    root = _gizmo_app(tmp_path)
+    [mount] = read_compiled(root).root.mounts
+    installed = mount.model_copy(update={"source_backed": False})
+
+    found = try_derive_change(installed, [str(tmp_path / "nowhere")])
+    assert found is not None
+    assert found.message == ("extension gizmo is no longer installed (the agent was built "
+                             "with 1.0.0): install it again or run eve build")
+    assert found.hint.startswith(
+        f"install `gizmo` again (`{derive_install_hint('gizmo==1.0.0')}`, or the wheel or "
+        "folder it came from): `eve build` installs nothing; or delete its mount "
+        "`agent/extensions/gizmo.py`, then run `eve build`")

@@ -24,6 +24,8 @@ def test_the_wheel_ships_the_templates_and_the_hook(eve_build_wheel_dir: Path) -
         "eve_build/_templates/extension/README.md.jinja",
         "eve_build/_templates/extension/LICENSE.jinja",
         "eve_build/_templates/extension/dot-github/workflows/ci.yml.jinja",
+        "eve_build/_templates/agent/agent/agent.py.jinja",
+        "eve_build/_templates/agent/dot-gitignore.jinja",
         "eve_build/schemas/_envelope.json",
         "eve_build/schemas/build.json",
         "eve_build/hatch/hooks.py",

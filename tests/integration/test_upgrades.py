@@ -128,11 +128,12 @@ def _settled(agent: Agent) -> None:
     assert {e["state"] for e in payload["extensions"]} <= {"up-to-date"}
 
 
-def _refused(agent: Agent, message: str) -> None:
+def _refused(agent: Agent, message: str) -> str:
     done = agent.eve("call", "gizmo__spin", '{"times": 1}')
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"error runtime/extension-changed: {message}" in done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+    return done.stderr
 
 
 def test_an_upgrade_and_a_downgrade_of_installed_wheels(agent: Agent, tmp_path: Path) -> None:
@@ -148,8 +149,12 @@ def test_an_upgrade_and_a_downgrade_of_installed_wheels(agent: Agent, tmp_path: 
     assert json.loads(agent.eve("call", "gizmo__spin", '{"times": 2}').stdout) == {"spins": 2}
 
     agent.install(str(new))
-    _refused(agent, "extension gizmo changed since the agent was built (0.1.0 -> 0.2.0): "
-                    "run eve build")
+    refused = _refused(agent, "extension gizmo changed since the agent was built "
+                              "(0.1.0 -> 0.2.0): run eve build")
+    # the hint says what `eve build` does for an installed wheel, and how to go back
+    assert ("hint: run `eve build`: it reads the installed `gizmo`'s manifest (nothing is "
+            "installed or rebuilt)") in refused
+    assert "install gizmo==0.1.0`" in refused
     rebuilt = agent.eve("build")
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
     assert "  changed: gizmo 0.1.0 -> 0.2.0: 1 tool added (gizmo__wind), config field region " \

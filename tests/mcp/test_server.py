@@ -123,7 +123,7 @@ def test_eve_mcp_without_the_sdk_says_which_extra(monkeypatch: pytest.MonkeyPatc
 
     assert result.exit_code == 1
     assert "pyproject.toml: error mcp/sdk-missing:" in result.stderr
-    assert "pip install 'eve-build[mcp]'" in result.stderr
+    assert "-m pip install 'mcp<3,>=2.3'" in result.stderr
     assert "Traceback" not in result.output
 
 

@@ -208,14 +208,14 @@ def test_install_creates_a_venv_with_this_eve_build(
     python = str(root / ".venv" / "bin" / "python")
     checkout = try_locate_checkout()
     assert checkout is not None, "these tests run from eve-build's source checkout"
-    wheel = runner.calls[1][0][-4]  # built from the checkout by hatchling, in-process
+    wheel = runner.calls[1][0][-5]  # built from the checkout by hatchling, in-process
     assert re.search(rf"eve-build-wheel-[^/]+/eve_build-{re.escape(__version__)}-py3-none-any"
                      r"\.whl$", wheel)
     pip = [sys.executable, "-m", "pip", "--python", python, "install", *PIP_QUIET]
     assert runner.calls == [
         ([sys.executable, "-m", "venv", "--without-pip", ".venv"], root),
         ([*pip, locate_pip_wheel(), wheel, derive_runtime_requirement(__version__),
-          "pydantic>=2", "pytest>=8"], root),
+          "pydantic>=2", "pytest>=8", "build>=1.2"], root),
         ([*pip, "--no-deps", "--no-build-isolation", "-e", "."], root),
     ]
     assert result.steps == [

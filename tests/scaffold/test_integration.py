@@ -80,6 +80,13 @@ def test_a_new_scaffold_passes_its_own_tests(tmp_path: Path) -> None:
     assert records[0] == records[1]
     assert without_git == with_git, "--no-install --no-git gives the same files"
 
+    # `python -m build` in `.venv` is the frontend, not the `build/` output folder there
+    # (without the frontend: `No module named build.__main__`)
+    wheel = run([str(target / ".venv" / "bin" / "python"), "-m", "build", "--wheel",
+                 "--no-isolation"], target)
+    assert wheel.returncode == 0, wheel.stdout
+    assert [p.name for p in (target / "dist").glob("*.whl")] == ["demo-0.1.0-py3-none-any.whl"]
+
 
 def eve_version() -> str:
     from eve_build._version import __version__

@@ -30,11 +30,15 @@ def test_the_pyproject_carries_complete_metadata() -> None:
     assert data["build-system"]["requires"] == ["hatchling", "eve-build==0.1.0"]
     assert project["license"] == "MIT"
     assert project["dependencies"] == ["eve-build>=0.1,<1", "pydantic>=2"]
+    # the frontend: `python -m build` would run the `build/` output folder without it
+    assert project["optional-dependencies"]["test"] == ["pytest>=8", "build>=1.2"]
     assert project["optional-dependencies"]["dev"] == ["acme-crm[test]", "build>=1.2",
                                                        "twine>=5"]
     assert set(project["urls"]) == {"Homepage", "Source", "Issues"}
     assert "authors" not in project  # no git identity: nothing invented
     assert data["tool"]["eve"]["extension"] == {"source": "extension", "output": "build/eve"}
+    # the manifest's dist-info copy is a duplicate on purpose (docs/publishing.md)
+    assert data["tool"]["check-wheel-contents"] == {"ignore": ["W002"]}
 
 
 @pytest.mark.parametrize(("version", "requirement"), [

@@ -33,13 +33,13 @@ def test_install_uses_uv_when_it_is_given(tmp_path: Path) -> None:
     result = init_extension("demo", tmp_path, git=False, runner=runner, uv=UV)
 
     python = str(tmp_path.resolve() / ".venv" / "bin" / "python")
-    wheel = runner.argvs[1][-4]
+    wheel = runner.argvs[1][-5]
     assert wheel.endswith("-py3-none-any.whl")
     uv_pip = [UV, "pip", "install", "--quiet", "--python", python]
     assert runner.argvs == [
         [UV, "venv", "--quiet", "--python", sys.executable, ".venv"],
         [*uv_pip, "pip", wheel, derive_runtime_requirement(__version__), "pydantic>=2",
-         "pytest>=8"],
+         "pytest>=8", "build>=1.2"],
         [*uv_pip, "--no-deps", "--no-build-isolation", "-e", "."],
     ]
     assert result.steps[1] == "created .venv (uv)"
@@ -75,8 +75,8 @@ def test_without_a_usable_running_pip_the_venvs_own_pip_installs(
     python = str(tmp_path / ".venv" / "bin" / "python")
     assert runner.argvs[0] == [sys.executable, "-m", "venv", ".venv"]
     assert runner.argvs[1][:4 + len(PIP_QUIET)] == [python, "-m", "pip", "install", *PIP_QUIET]
-    assert runner.argvs[1][-3:] == [derive_runtime_requirement(__version__), "pydantic>=2",
-                                    "pytest>=8"]
+    assert runner.argvs[1][-4:] == [derive_runtime_requirement(__version__), "pydantic>=2",
+                                    "pytest>=8", "build>=1.2"]
     assert runner.argvs[2] == [python, "-m", "pip", "install", *PIP_QUIET, "--no-deps",
                                "--no-build-isolation", "-e", "."]
 

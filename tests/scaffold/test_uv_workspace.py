@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from eve_build.scaffold.agent import ADD_PLACEHOLDER
 from eve_build.toolchain import try_locate_checkout
+from tests.conftest import FIXTURES, copy_fixture_tree
 
 pytestmark = pytest.mark.integration
 
@@ -56,6 +58,7 @@ def _environment(tmp_path: Path, wheels: Path) -> dict[str, str]:
 
 def _shell(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(line, shell=True, cwd=cwd, env=env, text=True, timeout=600,
+                          input="",  # `eve chat` ends at the end of its input
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
 
 
@@ -102,3 +105,37 @@ def test_the_venv_uv_makes_has_pip_for_the_readme_lines(tmp_path: Path, eve_whee
     assert again.returncode == 0, again.stdout
     tests = _shell(".venv/bin/python -m pytest -q", target, env)
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout
+
+
+def test_eve_init_in_a_uv_workspace_runs_its_printed_steps_then_adds_and_runs(
+        tmp_path: Path, eve_wheels: Path) -> None:
+    root = tmp_path / "agents"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(WORKSPACE)
+    gizmo = copy_fixture_tree(FIXTURES / "extensions" / "gizmo", tmp_path / "gizmo")
+    env = _environment(tmp_path, eve_wheels)
+
+    init = subprocess.run([sys.executable, "-m", "eve_build", "init", "helpdesk",
+                           "--dir", "packages/helpdesk"], cwd=root, env=env, text=True,
+                          capture_output=True, timeout=300, check=False)
+    assert init.returncode == 0, init.stdout + init.stderr
+    steps = [line.strip() for line in init.stdout.split("Next steps", 1)[1].splitlines()[1:]
+             if line.strip()]
+    assert steps == [
+        "uv sync --all-packages",
+        "uv run --package helpdesk --extra test pytest packages/helpdesk",
+        f"uv run --package helpdesk eve add {ADD_PLACEHOLDER} --path packages/helpdesk",
+        "uv run --package helpdesk eve chat --model test --path packages/helpdesk"]
+    assert "[tool.uv.sources]" not in (root / "pyproject.toml").read_text()
+
+    outputs = []
+    for line in steps:
+        done = _shell(line.replace(ADD_PLACEHOLDER, str(gizmo)), root, env)
+        assert done.returncode == 0, f"`{line}` failed:\n{done.stdout}"
+        outputs.append(done.stdout)
+    assert "1 passed" in outputs[1]
+    assert "Added gizmo 1.0.0 as `gizmo`" in outputs[2]
+    run = _shell("uv run --package helpdesk eve run --model test hi --path packages/helpdesk",
+                 root, env)
+    assert run.returncode == 0, run.stdout
+    assert "tool: gizmo__spin ok" in run.stdout and "tool: greet ok" in run.stdout

@@ -14,6 +14,7 @@ import pytest
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from eve_build.install_hint import derive_extra_hint
 from eve_build.serve import create_app
 from eve_build.serve.faults import FAULT_HINT
 from tests.serve.apps import ENVIRON
@@ -162,7 +163,8 @@ def test_without_the_serve_extra_the_error_names_the_install_command(
     [diagnostic] = caught.value.diagnostics
     assert (diagnostic.code, diagnostic.message, diagnostic.hint) == (
         "serve/extra-missing", "serving needs `uvicorn`, which this environment lacks",
-        "install the serve extra: pip install 'eve-build[serve]'")
+        derive_extra_hint("serve"))
+    assert "-m pip install 'httpx>=0.27' 'starlette>=0.37' 'uvicorn>=0.30'" in diagnostic.hint
 
 
 def test_the_lifespan_runs_the_scheduler_and_extra_lifespans_in_order(served_root: Path) -> None:

@@ -107,7 +107,9 @@ def test_the_model_order_is_written_once() -> None:
     package = Path(__file__).resolve().parents[3] / "eve_build"
     readers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                      if "MODEL_VARIABLE" in p.read_text() or '"EVE_MODEL"' in p.read_text())
-    assert readers == ["session/models.py"]
+    # `eve init` reads it once to write `define_agent(model=...)` into a new scaffold; it
+    # never chooses the model of a turn
+    assert readers == ["scaffold/agent.py", "session/models.py"]
 
 
 def test_no_model_anywhere_is_a_diagnostic() -> None:
@@ -135,5 +137,7 @@ def test_without_the_extra_run_says_what_to_install(app: Path) -> None:
                           check=False, timeout=60)
     assert done.returncode == 1
     assert "error session/extra-missing:" in done.stderr
-    assert "pip install 'eve-build[agent]'" in done.stderr
+    # eve-build is not on PyPI: the extra's own packages, not `pip install 'eve-build[agent]'`
+    assert "-m pip install 'pydantic-ai-slim[openai]<3,>=2.68'" in done.stderr
+    assert "pip install 'eve-build[agent]'" not in done.stderr
     assert "Traceback" not in done.stderr

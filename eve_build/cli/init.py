@@ -1,0 +1,51 @@
+"""`eve init NAME`: scaffold an agent project (the core is `eve_build.scaffold.agent`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from eve_build.cli.conventions import JSON_OPTION
+from eve_build.cli.output import echo, emit_result, note, run_core
+from eve_build.cli.summaries import shown_path as _shown
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)
+
+
+def init(
+    name: str = typer.Argument(..., help="The project's name, e.g. support-agent."),
+    directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
+                                          "(default: ./NAME).", file_okay=False),
+    no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
+    no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
+    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Scaffold an agent project whose own tests pass and that runs offline out of the box.
+
+    The agent's model is EVE_MODEL when set, else a commented line in agent/agent.py.
+    """
+    from eve_build.cli.steps import make_step_printer
+    from eve_build.scaffold.agent import check_agent_init, init_agent
+
+    target = directory if directory is not None else Path(name)
+    run_core(lambda: check_agent_init(name, target, force=force), json_output=json_output)
+    if not json_output:  # only once the name and target are known to be usable
+        note(f"Creating the agent {name} in {_shown(target)}...")
+    report = make_step_printer()
+    result = run_core(lambda: init_agent(
+        name, target, install=not no_install, git=not no_git, force=force, report=report
+    ), json_output=json_output)
+    if json_output:
+        emit_result("created", project=name, directory=str(result.target), files=result.files,
+                    steps=result.steps, nextSteps=result.next_steps)
+        return
+    echo(f"Created the agent {name} in {_shown(result.target)}")
+    for step in result.steps:
+        echo(f"  - {step}")
+    echo("\nNext steps (PACKAGE_OR_PATH: an extension's package name, wheel or folder):")
+    for line in result.next_steps:
+        echo(f"  {line}")
