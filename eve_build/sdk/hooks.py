@@ -30,7 +30,12 @@ ALL_EVENTS = "*"
 
 @dataclass(frozen=True)
 class Event:
-    """An event as a handler sees it. `arguments` is a dict with string keys."""
+    """An event as a handler sees it. `arguments` is a dict with string keys.
+
+    `action.result`: `result` is the value (or the tool's `ToolResult` when it returned
+    content parts), None for a failed call; `error` is why the call failed and
+    `is_error` says whether it did.
+    """
 
     name: str
     tool: str | None = None
@@ -39,6 +44,8 @@ class Event:
     text: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     identity: str | None = None  # action.*: the identity of the tool's original definition
+    error: str | None = None  # action.result: why the call failed
+    is_error: bool = False  # action.result: the call failed (or a handler made it an error)
 
 
 @dataclass(frozen=True)
