@@ -18,6 +18,7 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
+from eve_build.sdk.interaction import InteractionError
 from eve_build.sdk.results import ToolResult
 from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
@@ -148,6 +149,8 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):
             raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
+        if isinstance(error, InteractionError) and error.hint:  # nobody to answer: say who could
+            raise ToolCallError(f"{describe_message(error)}; {error.hint}")
         raise ToolCallError(describe_message(error))
     return derive_result(tool, entry.name, done.value)
 

@@ -16,6 +16,7 @@ OBSERVED_EVENTS = (
     "channel.request",
 )
 EVENT_CLASSES: dict[str, tuple[str, ...]] = {
+    "log": ("log",),  # each ctx.log (data: text, level, source)
     "lifecycle": ("agent.start", "agent.end", "turn.start", "turn.end", "message.start",
                   "message.end"),
     "tools": ("tool.start", "tool.update", "tool.end"),
