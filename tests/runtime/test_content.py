@@ -4,6 +4,11 @@ turn one into the other."""
 
 from __future__ import annotations
 
+import base64
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +24,7 @@ from eve_build.runtime.content import (
     is_plain,
 )
 from eve_build.sdk import audio, image, resource, text
+from tests.json_schemas import validate
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 16
@@ -66,6 +72,20 @@ TOOLS = {
         tool = define_tool(description="Count.", input=Input, execute=execute)
         """,
 }
+MUSE = {
+    "tools/muse.py": """\
+        from pydantic import BaseModel
+        from eve_build.sdk import define_tool
+
+        class Input(BaseModel):
+            topic: str = "rain"
+
+        async def execute(input, ctx):
+            return {"poem": await ctx.sample(f"a poem about {input.topic}")}
+
+        tool = define_tool(description="Ask a model.", input=Input, execute=execute)
+        """,
+}
 HOOKS = {
     "hooks/fix.py": """\
         from eve_build.sdk import define_hook, result
@@ -89,7 +109,7 @@ HOOKS = {
 
 @pytest.fixture
 def agent(app: Callable[..., Path], load: Callable[..., Agent]) -> Agent:
-    return load(app(["hook-observer"], {**TOOLS, **HOOKS}), hook_budget=30.0)
+    return load(app(["hook-observer"], {**TOOLS, **MUSE, **HOOKS}), hook_budget=30.0)
 
 
 def test_a_tool_returns_content_and_details(agent: Agent) -> None:
@@ -211,3 +231,39 @@ def test_check_content_knows_the_magic_numbers() -> None:
 def test_stand_ins_name_the_part() -> None:
     assert describe_part(image(PNG, "image/png")) == "[image/png, 32 bytes]"
     assert derive_content("hi") == (text("hi"),)
+
+
+def _eve(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "EVE_MODEL"}
+    return subprocess.run([sys.executable, "-m", "eve_build", *args, "--path", str(root)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**environ, "EVE_HOME": str(root / "home"), "NO_COLOR": "1"})
+
+
+def test_eve_call_prints_details_and_json_adds_content(agent: Agent, tmp_path: Path) -> None:
+    root = tmp_path / "app"  # the app the fixture built
+    plain = _eve(root, "call", "chart")
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout) == {"points": 3}
+
+    shown = _eve(root, "call", "chart", "--json")
+    payload = json.loads(shown.stdout)
+    validate("call.json", payload)
+    assert payload["value"] == {"points": 3}
+    assert [part["type"] for part in payload["content"]] == ["text", "image", "resource"]
+    assert base64.b64decode(payload["content"][1]["data"]) == PNG
+
+    counted = json.loads(_eve(root, "call", "count", '{"n": 4}', "--json").stdout)
+    assert counted["content"] == [{"type": "text", "text": '{"count": 4}'}]
+
+    liar = _eve(root, "call", "chart", '{"kind": "liar"}')
+    assert liar.returncode == 1 and "Traceback" not in liar.stderr
+    assert "its bytes are not image/png" in liar.stderr
+
+
+def test_sampling_with_no_model_names_the_ways_to_give_one(agent: Agent,
+                                                           tmp_path: Path) -> None:
+    done = _eve(tmp_path / "app", "call", "muse")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "`muse` asked a model: there is no one to answer here" in done.stderr
+    assert "`--model`, `EVE_MODEL`" in done.stderr
