@@ -184,8 +184,9 @@ class HookPipeline:
         A handler sees `event.result` (the value, or the tool's ToolResult when it
         returned content parts), `event.error` and `event.is_error`; it returns None
         (unchanged), a plain value (replaces a result's value; a failure stays one),
-        a ToolResult (new content and details) or `result(value, is_error=...)` (a
-        result, or an error whose reason is the value's text).
+        a ToolResult (new content and details, or an error with `is_error=True`: it
+        replaces a failure too) or `result(value, is_error=...)` (a result, or an
+        error whose reason is the value's text).
         """
         steps: Trace = []
         for entry, handler in self._handlers("action.result"):
@@ -200,7 +201,7 @@ class HookPipeline:
                 self._record(steps, event, entry, done)
             elif value is None:
                 self._record(steps, event, entry, done, trace.PROCEED)
-            elif outcome.error is not None and not isinstance(value, ResultOverride):
+            elif outcome.error is not None and not isinstance(value, ResultOverride | ToolResult):
                 self._record(steps, event, entry, done, trace.PROCEED, note=FAILED_STAYS)
             else:
                 after = derive_outcome(value)

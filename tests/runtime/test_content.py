@@ -88,7 +88,7 @@ MUSE = {
 }
 HOOKS = {
     "hooks/fix.py": """\
-        from eve_build.sdk import define_hook, result
+        from eve_build.sdk import ToolResult, define_hook, result, text
 
         SEEN = []
 
@@ -98,8 +98,10 @@ HOOKS = {
                 return result({"count": 0, "recovered": event.error})
             if event.tool == "count" and event.result["count"] > 100:
                 return result("too many to count", is_error=True)
-            if event.tool == "chart" and event.is_error:
+            if event.tool == "chart" and event.is_error and "jammed" in event.error:
                 return {"ignored": True}   # a plain value leaves a failure a failure
+            if event.tool == "chart" and event.is_error and "service" in event.error:
+                return ToolResult(content=[text("served from cache")], details={"cached": 1})
             return None
 
         hook = define_hook(events={"action.result": on_result})
@@ -144,9 +146,17 @@ def test_bad_parts_fail_the_call_naming_the_tool_and_the_fix(agent: Agent, kind:
     assert (result.status, result.error) == ("failed", reason)
 
 
-def test_a_tool_may_return_an_error_result(agent: Agent) -> None:
-    result = agent.call_tool("chart", {"kind": "error"})
+def test_a_tool_may_return_an_error_result(
+        app: Callable[..., Path], load: Callable[..., Agent]) -> None:
+    bare = load(app(["hook-observer"], TOOLS), hook_budget=30.0)
+    result = bare.call_tool("chart", {"kind": "error"})
     assert (result.status, result.error) == ("failed", "the chart service is down")
+
+
+def test_a_handler_may_answer_a_failure_with_a_tool_result(agent: Agent) -> None:
+    result = agent.call_tool("chart", {"kind": "error"})
+    assert result.ok and result.value == {"cached": 1}
+    assert content_to_json(result.content) == [{"type": "text", "text": "served from cache"}]
 
 
 def test_action_result_turns_a_failure_into_a_result(agent: Agent) -> None:
