@@ -239,20 +239,25 @@ def test_eve_run_json_shows_content(app: Path, rich: Path, model_env: dict[str, 
     assert [part["type"] for part in call["content"]] == ["text", "image"]
 
 
-def test_an_sse_stream_carries_log_events(app: Path, rich: Path, model_env: dict[str, str],
+def test_an_sse_stream_carries_log_events_and_content(app: Path, rich: Path, model_env: dict[str, str],
                                           fake: tuple[str, Script]) -> None:
     env = {**model_env, "EVE_MODEL": "openai-chat:scripted"}
     with serving_agent(app, env, "-e", str(rich)) as (url, served), httpx.Client(
             base_url=url, timeout=60.0) as client:
         session = client.post("/.eve/v1/sessions").json()["id"]
-        fake[1].steps = [{"tools": [{"name": "note", "arguments": {"text": "over http"}}]},
+        fake[1].steps = [{"tools": [{"name": "note", "arguments": {"text": "over http"}},
+                                    {"name": "chart", "arguments": {}}]},
                          {"text": "noted"}]
         streamed = client.post(f"/.eve/v1/sessions/{session}/messages",
                                json={"text": "note"}, headers={"Accept": "text/event-stream"})
     blocks = [block.split("\n", 1) for block in streamed.text.strip().split("\n\n")]
     found = [(kind.removeprefix("event: "), json.loads(data.removeprefix("data: ")))
              for kind, data in blocks]
-    kinds = [kind for kind, _ in found]
     assert ("log", {"text": "over http", "level": "warning", "source": "rich"}) in found
-    assert kinds.index("log") < kinds.index("tool.end")
+    noted = next(i for i, (kind, data) in enumerate(found)
+                 if kind == "tool.end" and data["name"] == "note")
+    assert [kind for kind, _ in found].index("log") < noted  # during the call, not after
+    [chart] = [data for kind, data in found if kind == "tool.end" and data["name"] == "chart"]
+    assert chart["result"] == {"points": 3}
+    assert [part["type"] for part in chart["content"]] == ["text", "image"]
     assert "Traceback" not in served.stderr_text
