@@ -239,8 +239,8 @@ def test_eve_run_json_shows_content(app: Path, rich: Path, model_env: dict[str, 
     assert [part["type"] for part in call["content"]] == ["text", "image"]
 
 
-def test_an_sse_stream_carries_log_events_and_content(app: Path, rich: Path, model_env: dict[str, str],
-                                          fake: tuple[str, Script]) -> None:
+def test_an_sse_stream_carries_log_events_and_content(
+        app: Path, rich: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
     env = {**model_env, "EVE_MODEL": "openai-chat:scripted"}
     with serving_agent(app, env, "-e", str(rich)) as (url, served), httpx.Client(
             base_url=url, timeout=60.0) as client:
