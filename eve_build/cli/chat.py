@@ -122,6 +122,15 @@ def _print_event(event: SessionEvent) -> None:
         echo_err(f"\ntool: {data['name']} {outcome}")
     elif event.kind == "custom":
         echo_err(f"{data['extension']}: {data['text']}")
+    elif event.kind == "log":
+        from eve_build.cli.output import detail
+
+        detail(describe_log(data))
+
+
+def describe_log(data: dict[str, Any]) -> str:
+    """A `ctx.log` line for `-v` (`eve run`, `eve chat`): `log: [warning] notes: cold`."""
+    return f"log: [{data['level']}] {data.get('source') or 'extension'}: {data['text']}"
 
 
 _ASKING: list[asyncio.Lock] = []  # one question at a time, though tools run in parallel

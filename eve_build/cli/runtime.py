@@ -85,8 +85,11 @@ def call(
         elif entry["outcome"] in ("timeout", "error") and result.status == "ok":
             echo_err(f"warning: {entry['reason']}")
     if json_output:
+        from eve_build.runtime.content import content_to_json
+
         fields = _jsonable({"name": result.name, "status": result.status, "value": result.value,
-                            "error": result.error, "identity": result.identity,
+                            "content": content_to_json(result.content), "error": result.error,
+                            "identity": result.identity,
                             "trace": list(result.trace), "progress": list(result.progress)})
         fields["error"] = None if result.ok else {"message": result.error or "", "hint": ""}
         emit_result(**fields)

@@ -10,7 +10,7 @@ import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_result, run_core
+from eve_build.cli.output import detail, echo, echo_err, emit_result, run_core
 
 if TYPE_CHECKING:
     from eve_build.session.transcript import RunResult, SessionEvent
@@ -64,7 +64,8 @@ def _listen(listener: Any) -> dict[str, Any]:
 
 
 def _terminal_listener() -> Any:
-    """Tool calls and custom messages on stderr as they happen (the reply comes whole)."""
+    """Tool calls, custom messages and (with `-v`) logs on stderr as they happen (the reply
+    comes whole)."""
     def listen(event: SessionEvent) -> None:
         data = event.data
         if event.kind == "tool.end":
@@ -72,6 +73,10 @@ def _terminal_listener() -> Any:
             echo_err(f"tool: {data['name']} {outcome}")
         elif event.kind == "custom":
             echo_err(f"{data['extension']}: {data['text']}")
+        elif event.kind == "log":
+            from eve_build.cli.chat import describe_log
+
+            detail(describe_log(data))
 
     return listen
 

@@ -159,8 +159,9 @@ class ScriptContext:
 
     @property
     def model(self) -> str | None:
-        """The model name of the session running now (`openai:gpt-4.1`), else None."""
-        return self._session.model
+        """The model name of the session running now (`openai:gpt-4.1`), else None; in
+        `setup`, the model the session about to start will use (`eve run`, `eve chat`)."""
+        return self._session.model or interaction.current_interaction().model
 
     def publish(self, name: str, data: Any = None) -> None:
         """Emit `extension.event` (`data`: extension, name, data) to every subscriber."""

@@ -13,6 +13,7 @@ reload sees the code as it is now; `close()` forgets them.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import itertools
 import sys
@@ -141,7 +142,10 @@ def _run_with_budget(job: Any, budget: float) -> Outcome | None:
         finally:
             done.set()
 
-    threading.Thread(target=work, name="eve-local-setup", daemon=True).start()
+    # the caller's context goes with it: `ctx.model` in setup reads the session's model there
+    context = contextvars.copy_context()
+    threading.Thread(target=lambda: context.run(work), name="eve-local-setup",
+                     daemon=True).start()
     return box[0] if done.wait(budget) and box else None
 
 

@@ -18,8 +18,10 @@ from mcp import types
 from eve_build.errors import EveBuildError
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.content import content_to_json, is_plain
 from eve_build.runtime.tools import ToolCallError
 from eve_build.runtime.trace import logger
+from eve_build.sdk.results import ToolResult
 
 Progress = Callable[[float, str], Awaitable[None]]
 """Sends one progress notification: (step number, message)."""
@@ -89,13 +91,24 @@ async def call_mcp_tool(agent: Agent, subagent: str | None, name: str,
         if result.status == "refused" and approver is None:
             reason += f"\nhint: {APPROVAL_REFUSED_HINT}"
         return error_result(reason)
-    return derive_result(result.value)
+    return derive_result(result)
 
 
 def derive_result(value: Any) -> types.CallToolResult:
-    """A `str` as that text; an object as `structuredContent` with its JSON text beside it
-    (what MCP asks of tools with an output schema, whose values are objects); anything
-    else (numbers, lists, None) as its JSON text."""
+    """The host's ToolResult or a plain value as an MCP result.
+
+    Content parts (a tool that returned `ToolResult(content=...)`) become content blocks:
+    text, image, audio and embedded resources (text or blob), with the details as
+    `structuredContent` when they are an object. A plain value: a `str` as that text; an
+    object as `structuredContent` with its JSON text beside it (what MCP asks of tools
+    with an output schema, whose values are objects); anything else (numbers, lists,
+    None) as its JSON text."""
+    if isinstance(value, ToolResult):
+        if not is_plain(value.content, value.value):
+            return types.CallToolResult(
+                content=[_block(part) for part in content_to_json(value.content)],
+                structured_content=value.value if isinstance(value.value, dict) else None)
+        value = value.value
     if isinstance(value, str):
         return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
     text = json.dumps(value, default=str, ensure_ascii=False)
@@ -103,6 +116,22 @@ def derive_result(value: Any) -> types.CallToolResult:
     if isinstance(value, dict):
         return types.CallToolResult(content=content, structured_content=value)
     return types.CallToolResult(content=content)
+
+
+def _block(part: dict[str, Any]) -> types.ContentBlock:
+    """One content part (runtime/content.py's JSON) as an MCP content block."""
+    if part["type"] == "text":
+        return types.TextContent(type="text", text=part["text"])
+    if part["type"] == "image":
+        return types.ImageContent(type="image", data=part["data"], mime_type=part["mimeType"])
+    if part["type"] == "audio":
+        return types.AudioContent(type="audio", data=part["data"], mime_type=part["mimeType"])
+    contents: types.TextResourceContents | types.BlobResourceContents = (
+        types.TextResourceContents(uri=part["uri"], mime_type=part["mimeType"],
+                                   text=part["text"]) if "text" in part else
+        types.BlobResourceContents(uri=part["uri"], mime_type=part["mimeType"],
+                                   blob=part["data"]))
+    return types.EmbeddedResource(type="resource", resource=contents)
 
 
 def error_result(message: str) -> types.CallToolResult:

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from eve_build.errors import EveBuildError
 from eve_build.runtime.approval import ApprovalRequest, ApprovalSession, Approver
-from eve_build.runtime.pipeline import Trace
+from eve_build.runtime.content import ContentError, check_content, derive_content, is_plain
+from eve_build.runtime.pipeline import Outcome, Trace
 from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import (
     ToolCallError,
@@ -28,6 +29,7 @@ from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.mount import ToolResult
+from eve_build.sdk.results import ContentPart
 
 
 class ToolNotFoundError(EveBuildError, KeyError):
@@ -47,8 +49,34 @@ class ToolCall:
     on_progress: Callable[[str], None] | None = None
     progress: list[str] = field(default_factory=list)
     trace: Trace = field(default_factory=list)
+    _arguments: dict[str, Any] = field(default_factory=dict)  # as the action.call hooks left them
+    _ran: bool = False  # execute started: its result or failure goes to action.result
 
     async def run(self, arguments: Mapping[str, Any]) -> ToolResult:
+        self._arguments = dict(arguments)
+        self._ran = False
+        done = await self._attempt(arguments)
+        if not self._ran:  # blocked, refused, or failed before it ran: not a result
+            return done
+        rich = not is_plain(done.content, done.details)
+        outcome = Outcome(done.details, tuple(done.content) if rich else None,
+                          done.error if done.status == "failed" else None)
+        outcome, steps = await self.surface.pipeline.on_outcome(
+            self.entry.name, self._arguments, outcome, self.entry.identity)
+        self.trace.extend(steps)
+        if outcome.error is not None:
+            return self._result("failed", error=outcome.error,
+                                content=outcome.content or ())
+        try:  # an action.result hook may have returned something that is not JSON
+            value = check_json_value(self.entry.name, outcome.value)
+            content = (check_content(self.entry.name, outcome.content)
+                       if outcome.content is not None else derive_content(value))
+        except (ToolCallError, ContentError) as exc:
+            return self._result("failed", error=f"after the `action.result` hooks: {exc}")
+        return self._result("ok", value=value, content=content)
+
+    async def _attempt(self, arguments: Mapping[str, Any]) -> ToolResult:
+        """The call up to its result, before the `action.result` handlers."""
         name, pipeline = self.entry.name, self.surface.pipeline
         if self.entry.binding.unavailable:  # its mount did not open: nothing of it may run
             return self._result("failed", error=f"`{name}` cannot run: "
@@ -58,6 +86,7 @@ class ToolCall:
                                       arguments)
             verdict = await pipeline.on_call(name, dict(arguments), self.entry.identity)
             self.trace.extend(verdict.trace)
+            self._arguments = verdict.arguments
             if verdict.blocked is not None:
                 return self._result("blocked", error=verdict.blocked)
             if verdict.rewritten_by is not None:  # rewritten arguments are validated again
@@ -77,25 +106,23 @@ class ToolCall:
                                        progress=self._report)
             if self.entry.make_context is not None:
                 context = self.entry.make_context(context)
-            value = await execute_tool(tool, self.entry, model, context, self.pool)
+            self._ran = True
+            produced = await execute_tool(tool, self.entry, model, context, self.pool)
         except ToolCallError as exc:
             return self._result("failed", error=str(exc))
-        value, steps = await pipeline.on_result(name, verdict.arguments, value,
-                                                self.entry.identity)
-        self.trace.extend(steps)
-        try:  # an action.result hook may have returned something that is not JSON
-            value = check_json_value(name, value)
-        except ToolCallError as exc:
-            return self._result("failed", error=f"after the `action.result` hooks: {exc}")
-        return self._result("ok", value=value)
+        if produced.is_error:
+            return self._result("failed", error=produced.error, content=produced.content)
+        return self._result("ok", value=produced.details, content=produced.content)
 
     def _report(self, text: str) -> None:
         self.progress.append(text)
         if self.on_progress is not None:
             self.on_progress(text)
 
-    def _result(self, status: str, *, value: Any = None, error: str | None = None) -> ToolResult:
+    def _result(self, status: str, *, value: Any = None, error: str | None = None,
+                content: Sequence[ContentPart] = ()) -> ToolResult:
         return ToolResult(name=self.entry.name, status=status, details=value, error=error,
+                          content=tuple(content), is_error=status != "ok",
                           identity=self.entry.identity, trace=tuple(self.trace),
                           progress=tuple(self.progress))
 

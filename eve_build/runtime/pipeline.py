@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eve_build.runtime import trace
+from eve_build.runtime.content import content_text, derive_text
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.redaction import redact_known
 from eve_build.runtime.workers import WorkerPool
@@ -36,6 +37,7 @@ from eve_build.sdk.hooks import (
     Transform,
 )
 from eve_build.sdk.mount import result_identity
+from eve_build.sdk.results import ContentPart, ResultOverride, ToolResult
 
 Trace = list[dict[str, Any]]
 CALL_RETURNS = "None, rewrite(arguments) or block(reason)"
@@ -73,6 +75,54 @@ class Verdict:
     blocked: str | None = None  # why, when a handler blocked (or timed out, or raised)
     rewritten_by: trace.HookSource | None = None  # the last handler that rewrote
     trace: Trace = field(default_factory=list)
+
+
+FAILED_STAYS = ("a plain value does not change a failed call; return result(value) to "
+                "turn it into a result")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A call's result on its way through the `action.result` handlers: its value (the
+    details) and content (None: a plain value's), or the reason it failed."""
+
+    value: Any = None
+    content: tuple[ContentPart, ...] | None = None
+    error: str | None = None
+
+    def shown(self, tool: str, identity: str) -> Any:
+        """What a handler gets as `event.result`: a plain value as itself, content parts
+        in the ToolResult that carries them, nothing for a failure."""
+        if self.error is not None:
+            return None
+        if self.content is None:
+            return self.value
+        return ToolResult(content=self.content, details=self.value, name=tool,
+                          identity=identity)
+
+    def recorded(self) -> Any:
+        """The trace's `before`/`after`: the value, or the reason of a failure."""
+        return self.value if self.error is None else self.error
+
+    def flips(self, after: Outcome) -> dict[str, Any]:
+        """`error: true/false` in the trace entry when a handler turned one into the other."""
+        if (self.error is None) == (after.error is None):
+            return {}
+        return {"wasError": self.error is not None, "isError": after.error is not None}
+
+
+def derive_outcome(value: Any) -> Outcome:
+    """An `action.result` handler's non-None return as an Outcome."""
+    is_error = False
+    if isinstance(value, ResultOverride):
+        value, is_error = value.value, value.is_error is True
+    if isinstance(value, ToolResult):
+        if is_error or value.is_error:
+            return Outcome(error=content_text(value.content) or "an error")
+        return Outcome(value.details, tuple(value.content))
+    if is_error:
+        return Outcome(error=derive_text(value))
+    return Outcome(value)
 
 
 @dataclass
@@ -123,21 +173,43 @@ class HookPipeline:
 
     async def on_result(self, tool: str, arguments: dict[str, Any],
                         result: Any, identity: str = "") -> tuple[Any, Trace]:
+        """`on_outcome` for a plain result value (`agent.fire("action.result", ...)`)."""
+        outcome, steps = await self.on_outcome(tool, arguments, Outcome(result), identity)
+        return (outcome.value if outcome.error is None else None), steps
+
+    async def on_outcome(self, tool: str, arguments: dict[str, Any], outcome: Outcome,
+                         identity: str = "") -> tuple[Outcome, Trace]:
+        """Chain the `action.result` handlers over a result or a failure.
+
+        A handler sees `event.result` (the value, or the tool's ToolResult when it
+        returned content parts), `event.error` and `event.is_error`; it returns None
+        (unchanged), a plain value (replaces a result's value; a failure stays one),
+        a ToolResult (new content and details, or an error with `is_error=True`: it
+        replaces a failure too) or `result(value, is_error=...)` (a result, or an
+        error whose reason is the value's text).
+        """
         steps: Trace = []
         for entry, handler in self._handlers("action.result"):
-            event = Event("action.result", tool=tool, arguments=dict(arguments), result=result,
-                          identity=identity or None)
-            with result_identity(result, identity):  # tool_result_from(event.result, search)
+            shown = outcome.shown(tool, identity)
+            event = Event("action.result", tool=tool, arguments=dict(arguments), result=shown,
+                          identity=identity or None, error=outcome.error,
+                          is_error=outcome.error is not None)
+            with result_identity(shown, identity):  # tool_result_from(event.result, search)
                 done = await self._run(entry, handler, event)
+            value = done.value
             if done.ending != "returned":  # a failing handler leaves the result as it was
                 self._record(steps, event, entry, done)
-            elif done.value is None:
+            elif value is None:
                 self._record(steps, event, entry, done, trace.PROCEED)
+            elif outcome.error is not None and not isinstance(value, ResultOverride | ToolResult):
+                self._record(steps, event, entry, done, trace.PROCEED, note=FAILED_STAYS)
             else:
-                self._record(steps, event, entry, done, trace.TRANSFORM, before=result,
-                             after=done.value)
-                result = done.value
-        return result, steps
+                after = derive_outcome(value)
+                self._record(steps, event, entry, done, trace.TRANSFORM,
+                             before=outcome.recorded(), after=after.recorded(),
+                             **outcome.flips(after))
+                outcome = after
+        return outcome, steps
 
     async def on_message(self, text: str, data: dict[str, Any]) -> MessageVerdict:
         verdict = MessageVerdict(text=text)

@@ -13,10 +13,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from eve_build.errors import describe_exception, describe_message
+from eve_build.runtime.content import ContentError, check_content, content_text, derive_content
 from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
+from eve_build.sdk.interaction import InteractionError
+from eve_build.sdk.results import ToolResult
 from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
 TOOL_TIMEOUT = 300.0
@@ -127,8 +130,12 @@ def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:
 
 
 async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: Any,
-                       pool: WorkerPool) -> Any:
-    """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread."""
+                       pool: WorkerPool) -> ToolResult:
+    """Run execute(input, ctx) bound to the mount; sync tools run on a worker thread.
+
+    The answer is the tool's content (checked) and details; a plain value is both (its
+    content derived). `is_error` is True when the tool returned `ToolResult(is_error=True)`.
+    """
     if tool.execute is None:
         raise ToolCallError(f"`{entry.name}` has no execute function")
     budget = derive_timeout(tool)
@@ -142,8 +149,30 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):
             raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
+        if isinstance(error, InteractionError) and error.hint:  # nobody to answer: say who could
+            raise ToolCallError(f"{describe_message(error)}; {error.hint}")
         raise ToolCallError(describe_message(error))
-    return check_json_value(entry.name, derive_value(tool, entry.name, done.value))
+    return derive_result(tool, entry.name, done.value)
+
+
+def derive_result(tool: Tool | None, name: str, value: Any) -> ToolResult:
+    """What the tool returned as content and details, checked: the details are JSON (and
+    match the tool's output model), the parts are parts (runtime/content.py)."""
+    if not isinstance(value, ToolResult):
+        details = check_json_value(name, derive_value(tool, name, value) if tool else value)
+        return ToolResult(content=derive_content(details), details=details)
+    try:
+        content = check_content(name, value.content)
+    except ContentError as exc:
+        raise ToolCallError(str(exc)) from None
+    details = value.details
+    if details is not None and tool is not None:
+        details = derive_value(tool, name, details)
+    details = check_json_value(name, details)
+    is_error = value.is_error is True
+    return ToolResult(content=content, details=details, is_error=is_error,
+                      error=(content_text(content) or f"`{name}` returned an error")
+                      if is_error else None)
 
 
 def check_json_value(name: str, value: Any) -> Any:

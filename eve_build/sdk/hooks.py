@@ -16,6 +16,7 @@ OBSERVED_EVENTS = (
     "channel.request",
 )
 EVENT_CLASSES: dict[str, tuple[str, ...]] = {
+    "log": ("log",),  # each ctx.log (data: text, level, source)
     "lifecycle": ("agent.start", "agent.end", "turn.start", "turn.end", "message.start",
                   "message.end"),
     "tools": ("tool.start", "tool.update", "tool.end"),
@@ -30,7 +31,12 @@ ALL_EVENTS = "*"
 
 @dataclass(frozen=True)
 class Event:
-    """An event as a handler sees it. `arguments` is a dict with string keys."""
+    """An event as a handler sees it. `arguments` is a dict with string keys.
+
+    `action.result`: `result` is the value (or the tool's `ToolResult` when it returned
+    content parts), None for a failed call; `error` is why the call failed and
+    `is_error` says whether it did.
+    """
 
     name: str
     tool: str | None = None
@@ -39,6 +45,8 @@ class Event:
     text: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     identity: str | None = None  # action.*: the identity of the tool's original definition
+    error: str | None = None  # action.result: why the call failed
+    is_error: bool = False  # action.result: the call failed (or a handler made it an error)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import Approver
 from eve_build.runtime.events import emit
 from eve_build.runtime.prompt import aassemble_loaded_prompt
+from eve_build.sdk.interaction import SampleRequest, interacting
+from eve_build.session.answerers import SessionLog, find_subagent, sample_once
 from eve_build.session.errors import session_error
 from eve_build.session.extras import derive_extra_toolset, derive_skill_lines
 from eve_build.session.failures import derive_run_failure
@@ -92,6 +94,7 @@ class Session:
         self.last_usage = Usage()
         self._trees: dict[str, _Tree] = {}
         self._state = RunState(None, ignore, self._flush)
+        self._usage = RunUsage()  # the message's (a subagent run by a tool adds to it)
         self.root = self._open("")
         if agent.local is not None:
             agent.local.request.session.model = self.root.choice.name
@@ -129,9 +132,14 @@ class Session:
         seconds = read_setting(TURN_TIMEOUT_VARIABLE, self.options.environ, TURN_TIMEOUT)
         kept = len(self.history), len(self.pending), len(self.custom)
         deadline = asyncio.timeout(seconds)
+        log = SessionLog(self.agent, listener, asyncio.get_running_loop())
         try:
             async with deadline:
-                return await self._asend(text, listener, approver)
+                with interacting(sample=self._sample, subagent=self._subagent, log=log,
+                                 model=self.model, loop=log.loop):
+                    result = await self._asend(text, listener, approver)
+                await log.settle()
+                return result
         except BaseException as exc:
             del self.history[kept[0]:], self.pending[kept[1]:], self.custom[kept[2]:]
             if isinstance(exc, TimeoutError) and deadline.expired():
@@ -148,7 +156,7 @@ class Session:
                      approver: Approver | None) -> RunResult:
         self._state.approver, self._state.listener = approver, listener
         self._state.tool_calls = []
-        usage = RunUsage()
+        usage = self._usage = RunUsage()
         result = RunResult(self.id, "", model=self.model)
         pipeline = self.agent.surface().pipeline
         await emit(pipeline, "message.start", text=text, role="user")
@@ -193,6 +201,23 @@ class Session:
         await emit(pipeline, "turn.start", text=task, subagent=path)
         _, reply = await self._run(path, task, ctx.usage, [])
         await emit(pipeline, "turn.end", text=task, reply=reply, subagent=path)
+        return reply
+
+    async def _sample(self, request: SampleRequest) -> str:
+        """`ctx.sample`: one request to the session's model."""
+        tree = self.root
+        return await sample_once(
+            tree.model, request, dict(derive_model_settings(self.options.environ)),
+            lambda exc: derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model)))
+
+    async def _subagent(self, name: str, text: str) -> str:
+        """`ctx.run_subagent`: the subagent runs `text` as a session of its own."""
+        paths = [t.path for t in _walk(self.agent.compiled.root) if t.path]
+        path = find_subagent(paths, name)
+        pipeline = self.agent.surface(path).pipeline
+        await emit(pipeline, "turn.start", text=text, subagent=path)
+        _, reply = await self._run(path, text, self._usage, [])
+        await emit(pipeline, "turn.end", text=text, reply=reply, subagent=path)
         return reply
 
     async def _run(self, path: str, text: str, usage: RunUsage,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from eve_build.runtime.approval import Approver
+from eve_build.sdk.interaction import interacting
 from eve_build.session.extra import require_agent_extra
 from eve_build.session.problems import session_moved_on
 from eve_build.session.storage import Storage, StoredSession, open_storage
@@ -91,13 +92,32 @@ def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
     storage = open_storage(root)
     try:
         stored = storage.require(request.session) if request.session else None
-        with load_agent(root, extensions=request.extensions,
-                        snapshot=stored.snapshot if stored else None) as agent:
+        with interacting(model=derive_setup_model(root, request, stored)), load_agent(
+                root, extensions=request.extensions,
+                snapshot=stored.snapshot if stored else None) as agent:
             session = open_session(agent, root, stored, derive_options(request, stored))
             yield OpenRun(agent, session, storage, stored is not None, request.approve,
                           stored.turns if stored else 0)
     finally:
         storage.close()
+
+
+def derive_setup_model(root: Path, request: RunRequest, stored: StoredSession | None
+                       ) -> str | None:
+    """The model the session will use, for `ctx.model` in local extensions' `setup` (which
+    runs while the agent loads, before the session opens); None when it is not known yet."""
+    from eve_build.runtime.loader import read_compiled_agent
+    from eve_build.session.models import derive_model_choice
+
+    try:
+        own = read_compiled_agent(root).root.model
+    except Exception:  # the load reports a missing or broken build itself
+        own = None
+    try:
+        return derive_model_choice(request.model, os.environ, None, own,
+                                   recorded=stored.model if stored else None).name
+    except Exception:  # no model: the session says so when it opens
+        return None
 
 
 def derive_options(request: RunRequest, stored: StoredSession | None = None

@@ -5,7 +5,7 @@ and node tools, and whatever else the runtime adds there) becomes a pydantic-ai 
 with its input model's JSON schema. Each call goes through `agent.acall_tool`, so the
 hooks, approvals, budgets and timeouts of section 6 apply. What the model is told:
 
-- `ok`: the value;
+- `ok`: the value, or the content parts (session/content.py);
 - `blocked`, `refused`, `failed`: the host's reason, as a failed tool result
   (pydantic-ai's ToolFailed) the model adapts to; the run goes on;
 - arguments that do not fit the input model: a retry (pydantic-ai's ValidationError
@@ -30,6 +30,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import Approver
 from eve_build.sdk.definitions import Tool
+from eve_build.session.content import derive_model_return, derive_record_content
 from eve_build.session.transcript import Listener, SessionEvent, ToolCallRecord
 
 TOOL_RETRIES = 3
@@ -137,12 +138,12 @@ class AgentToolset(AbstractToolset[Any]):
         except ToolNotFoundError as exc:  # gone since the tools were listed (a reload)
             raise ModelRetry(f"{exc.message}; {exc.hint}") from None
         record = ToolCallRecord(name, dict(tool_args), result.status, result.value,
-                                result.error, self.subagent)
+                                result.error, self.subagent, derive_record_content(result))
         self.state.tool_calls.append(record)
         listener(SessionEvent("tool.end", record.to_json()))
         await self.state.after_call()
-        if result.ok:
-            return result.value
+        if result.ok:  # the content, as the model takes it (session/content.py)
+            return derive_model_return(result, getattr(ctx.model, "profile", None))
         reason = result.error or result.status
         if result.status == "failed" and reason.startswith(ARGUMENT_ERRORS):
             raise ModelRetry(reason)

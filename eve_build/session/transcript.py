@@ -15,7 +15,8 @@ from typing import Any
 @dataclass(frozen=True)
 class ToolCallRecord:
     """One tool call of the model: `status` is the host's (`ok`, `failed`, `blocked`,
-    `refused`); `result` when ok, else `reason`."""
+    `refused`); `result` when ok, else `reason`; `content` when the tool returned
+    content parts (runtime/content.py's JSON)."""
 
     name: str
     arguments: dict[str, Any]
@@ -23,6 +24,7 @@ class ToolCallRecord:
     result: Any = None
     reason: str | None = None
     subagent: str | None = None
+    content: list[dict[str, Any]] | None = None  # the parts as JSON, when not a plain value
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name, "arguments": self.arguments,
@@ -31,6 +33,8 @@ class ToolCallRecord:
             data["result"] = self.result
         else:
             data["reason"] = self.reason or ""
+        if self.content is not None:
+            data["content"] = self.content
         if self.subagent is not None:
             data["subagent"] = self.subagent
         return data
