@@ -19,10 +19,17 @@ from eve_build.errors import EveBuildError
 from eve_build.mcp.prompts import (
     AgentCommands,
     CommandSource,
+    complete_mcp_prompt,
     derive_mcp_prompts,
     get_mcp_prompt,
 )
-from eve_build.mcp.resources import derive_mcp_resources, find_skill_files, read_skill_resource
+from eve_build.mcp.resources import (
+    SkillSubscriptions,
+    derive_mcp_resources,
+    derive_mcp_templates,
+    find_skill_files,
+    read_skill_resource,
+)
 from eve_build.mcp.tools import call_mcp_tool, derive_mcp_tools
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import ApprovalRequest, Approver
@@ -32,11 +39,12 @@ SERVER_NAME = "eve"
 
 def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
                       subagent: str | None = None, approve: bool = False,
-                      commands: CommandSource | None = None) -> Server[Any]:
+                      commands: CommandSource | None = None,
+                      subscriptions: SkillSubscriptions | None = None) -> Server[Any]:
     """The agent as an MCP server; `approve` says yes to every approval request.
 
     `agent` may be a callable giving the current agent (`eve serve` swaps generations):
-    every request then asks it.
+    every request then asks it; whoever swaps calls `subscriptions.changed()`.
     """
     if isinstance(agent, Agent):
         agent.surface(subagent)  # an unknown subagent fails now, not at the first request
@@ -51,6 +59,8 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
     approver: Approver | None = _approve_all if approve else None
     commands = commands if commands is not None else AgentCommands(current)
+    subscriptions = subscriptions if subscriptions is not None else SkillSubscriptions()
+    subscriptions.watch(lambda: find_skill_files(current(), app_root, subagent))
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -73,7 +83,7 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     async def list_resource_templates(_ctx: ServerRequestContext[Any],
                                       _params: types.PaginatedRequestParams | None,
                                       ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[])  # skills are fixed URIs
+        return types.ListResourceTemplatesResult(resource_templates=derive_mcp_templates())
 
     async def read_resource(_ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams,
@@ -83,6 +93,16 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
             return read_skill_resource(skills, str(params.uri))
         except (LookupError, OSError) as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+
+    async def subscribe(ctx: ServerRequestContext[Any],
+                        params: types.SubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.subscribe(ctx.session, str(params.uri))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext[Any],
+                          params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.unsubscribe(ctx.session, str(params.uri))
+        return types.EmptyResult()
 
     async def list_prompts(_ctx: ServerRequestContext[Any],
                            _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
@@ -97,6 +117,20 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
         except Exception as exc:  # a command raising is its error reply
             raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
 
+    async def complete(_ctx: ServerRequestContext[Any],
+                       params: types.CompleteRequestParams) -> types.CompleteResult:
+        if not isinstance(params.ref, types.PromptReference):  # the one template: skill names
+            return types.CompleteResult(completion=types.Completion(values=[
+                f.name for f in find_skill_files(current(), app_root, subagent)
+                if f.uri.count("/") == 2 and f.name.startswith(params.argument.value)]))
+        try:
+            return await complete_mcp_prompt(commands, params.ref.name, params.argument.name,
+                                             params.argument.value)
+        except LookupError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        except Exception as exc:  # a completer raising
+            raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
+
     return Server(
         SERVER_NAME, version=__version__,
         instructions=f"Tools, skills and commands of the eve agent in `{app_root.name}`"
@@ -105,6 +139,8 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
         on_list_resources=list_resources, on_read_resource=read_resource,
         on_list_resource_templates=list_resource_templates,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+        on_subscribe_resource=subscribe, on_unsubscribe_resource=unsubscribe,
+        on_completion=complete,
     )
 
 
