@@ -129,8 +129,7 @@ class LocalLayer:
             return CommandReply(name, record.name, False,
                                 f"the command `{name}` of local extension `{record.name}` "
                                 f"returned {type(done.value).__name__}; a command returns the "
-                                "reply as a str (or content parts: text(), image(), "
-                                "resource(), a list of them, a ToolResult)")
+                                "reply as a str")  # (or content parts: docs/local-extensions.md)
         return CommandReply(name, record.name, True, outcome.text, outcome.content)
 
     async def acomplete_command(self, name: str, argument: str, value: str) -> list[str]:

@@ -120,26 +120,28 @@ class SkillSubscriptions:
     def __init__(self) -> None:
         self._files: Callable[[], list[SkillFile]] = list
         self._lock = threading.Lock()
-        # session id -> (session, its loop, {uri: fingerprint})
-        self._sessions: dict[int, tuple[Any, asyncio.AbstractEventLoop, dict[str, str | None]]] = {}
+        # client -> (the session to notify, its loop, {uri: fingerprint})
+        self._sessions: dict[object, tuple[Any, asyncio.AbstractEventLoop,
+                                           dict[str, str | None]]] = {}
 
     def watch(self, files: Callable[[], list[SkillFile]]) -> None:
         self._files = files
 
-    def subscribe(self, session: Any, uri: str) -> None:
-        seen = self._fingerprints([uri])[uri]
+    def subscribe(self, client: object, session: Any, uri: str) -> None:
+        """`client` names the connection (see `derive_client`); `session` sends to it."""
+        seen = self._fingerprints([uri]).get(uri)
         with self._lock:
-            entry = self._sessions.setdefault(
-                id(session), (session, asyncio.get_running_loop(), {}))
-            entry[2][uri] = seen
+            uris = self._sessions.get(client, (None, None, {}))[2]
+            uris[uri] = seen
+            self._sessions[client] = (session, asyncio.get_running_loop(), uris)
 
-    def unsubscribe(self, session: Any, uri: str) -> None:
+    def unsubscribe(self, client: object, uri: str) -> None:
         with self._lock:
-            entry = self._sessions.get(id(session))
+            entry = self._sessions.get(client)
             if entry is not None:
                 entry[2].pop(uri, None)
                 if not entry[2]:
-                    del self._sessions[id(session)]
+                    del self._sessions[client]
 
     def subscribed(self) -> list[str]:
         with self._lock:
@@ -177,6 +179,14 @@ class SkillSubscriptions:
             except OSError:
                 found[uri] = None
         return found
+
+
+def derive_client(session: Any, request: Any) -> object:
+    """Who is asking: the `mcp-session-id` of a streamable HTTP request (each request
+    there may carry a session object of its own), else the session itself (stdio)."""
+    headers = getattr(request, "headers", None)
+    found = headers.get("mcp-session-id") if headers is not None else None
+    return found or id(session)
 
 
 async def _announce(session: Any, uri: str) -> None:

@@ -25,6 +25,7 @@ from eve_build.mcp.prompts import (
 )
 from eve_build.mcp.resources import (
     SkillSubscriptions,
+    derive_client,
     derive_mcp_resources,
     derive_mcp_templates,
     find_skill_files,
@@ -96,12 +97,13 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
     async def subscribe(ctx: ServerRequestContext[Any],
                         params: types.SubscribeRequestParams) -> types.EmptyResult:
-        subscriptions.subscribe(ctx.session, str(params.uri))
+        subscriptions.subscribe(derive_client(ctx.session, ctx.request), ctx.session,
+                                str(params.uri))
         return types.EmptyResult()
 
     async def unsubscribe(ctx: ServerRequestContext[Any],
                           params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        subscriptions.unsubscribe(ctx.session, str(params.uri))
+        subscriptions.unsubscribe(derive_client(ctx.session, ctx.request), str(params.uri))
         return types.EmptyResult()
 
     async def list_prompts(_ctx: ServerRequestContext[Any],
