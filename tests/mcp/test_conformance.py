@@ -104,3 +104,26 @@ def read_results(folder: Path) -> dict[str, list[dict[str, object]]]:
                       checks.parent.name.removeprefix("server-"))
         found[name] = json.loads(checks.read_text())
     return found
+
+
+def test_without_the_registry_the_install_fails_with_npms_reason(tmp_path: Path) -> None:
+    import sys
+
+    from tests.mcp.servers import refusing_port
+
+    if shutil.which("npm") is None:
+        pytest.skip("needs npm on PATH")
+    with refusing_port() as port:  # a registry that refuses: the network is absent
+        done = subprocess.run(
+            [sys.executable, str(Path(conformance_suite.__file__))], capture_output=True,
+            text=True, timeout=300, check=False,
+            env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
+                 "npm_config_registry": f"http://127.0.0.1:{port}/",
+                 "npm_config_fetch_retries": "0", "npm_config_cache": str(tmp_path / "npm")})
+
+    assert done.returncode == 1
+    package = conformance_suite.node_package()
+    assert done.stderr.startswith(f"error: `npm install {package}@24` failed"), done.stderr
+    assert "ECONNREFUSED" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not conformance_suite.installed(tmp_path / "cache" / "eve-build-tests")
