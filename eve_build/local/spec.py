@@ -130,7 +130,7 @@ def _command_shape_problem(command: Command) -> str | None:
 
     model = command.input
     if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
-        return f"has `input` {derive_kind(model)}, not a pydantic model class"
+        return f"has an `input` that is {derive_kind(model)}, not a pydantic model class"
     names = list(model.model_fields) if model is not None else ["args"]
     for argument, completer in command.complete.items():
         if argument not in names:
