@@ -159,11 +159,20 @@ class SkillSubscriptions:
                     uris[uri] = now[uri]
                     announced.add(uri)
                     try:
-                        asyncio.run_coroutine_threadsafe(_announce(session, uri), loop)
+                        asyncio.run_coroutine_threadsafe(self._announce(key, session, uri),
+                                                         loop)
                     except RuntimeError:  # its loop is closed: the session is gone
                         del self._sessions[key]
                         break
         return sorted(announced)
+
+    async def _announce(self, client: object, session: Any, uri: str) -> None:
+        try:
+            await session.send_resource_updated(uri)
+        except Exception as exc:  # the client is gone: forget its subscriptions
+            logger.info("`%s` was not announced: %s", uri, exc)
+            with self._lock:
+                self._sessions.pop(client, None)
 
     def _fingerprints(self, uris: list[str]) -> dict[str, str | None]:
         try:
@@ -189,8 +198,9 @@ def derive_client(session: Any, request: Any) -> object:
     return found or id(session)
 
 
-async def _announce(session: Any, uri: str) -> None:
-    try:
-        await session.send_resource_updated(uri)
-    except Exception as exc:  # a client gone meanwhile
-        logger.info("`%s` was not announced: %s", uri, exc)
+def complete_skill_names(files: list[SkillFile], template: str, value: str) -> list[str]:
+    """`completion/complete` for the `skill://{name}` template: the skills' names."""
+    if template != SKILL_TEMPLATE:
+        return []
+    return [f.name for f in files if f.uri == f"{SCHEME}{f.name}" and "/" not in f.name
+            and f.name.startswith(value)]

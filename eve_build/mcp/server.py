@@ -25,6 +25,7 @@ from eve_build.mcp.prompts import (
 )
 from eve_build.mcp.resources import (
     SkillSubscriptions,
+    complete_skill_names,
     derive_client,
     derive_mcp_resources,
     derive_mcp_templates,
@@ -121,10 +122,10 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
     async def complete(_ctx: ServerRequestContext[Any],
                        params: types.CompleteRequestParams) -> types.CompleteResult:
-        if not isinstance(params.ref, types.PromptReference):  # the one template: skill names
-            return types.CompleteResult(completion=types.Completion(values=[
-                f.name for f in find_skill_files(current(), app_root, subagent)
-                if f.uri.count("/") == 2 and f.name.startswith(params.argument.value)]))
+        if not isinstance(params.ref, types.PromptReference):  # a template: `skill://{name}`
+            return types.CompleteResult(completion=types.Completion(values=complete_skill_names(
+                find_skill_files(current(), app_root, subagent), params.ref.uri,
+                params.argument.value)))
         try:
             return await complete_mcp_prompt(commands, params.ref.name, params.argument.name,
                                              params.argument.value)
