@@ -220,3 +220,65 @@ def test_eve_command_takes_key_value_words(mcp_app: Path, extension: Path,
     assert "Traceback" not in missing.stderr + stray.stderr
     assert chart.returncode == 0 and "the chart above" in chart.stdout
     assert "[image image/png, 8 bytes]" in chart.stdout
+
+
+def test_eve_dev_announces_a_subscribed_skill_after_its_edit(tmp_path: Path) -> None:
+    import os
+    import queue
+    import shutil
+    import signal
+    import threading
+
+    from tests.conftest import FIXTURES
+
+    app = tmp_path / "app"
+    shutil.copytree(FIXTURES / "conformance", app,
+                    ignore=shutil.ignore_patterns(".eve", "__pycache__"))
+    skill = app / "agent/skills/greeting/SKILL.md"
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    process = subprocess.Popen(eve_command("dev", "--path", str(app), "--port", "0"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    out = process.stdout
+    threading.Thread(target=lambda: [lines.put(t.rstrip("\n")) for t in out],
+                     daemon=True).start()
+
+    def next_line(prefix: str) -> str:
+        while not (line := lines.get(timeout=120)).startswith(prefix):
+            pass
+        return line
+
+    updated: list[str] = []
+    arrived = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
+            arrived.set()
+
+    async def scenario(url: str) -> str:
+        async with asyncio.timeout(180), Client(f"{url}/mcp", read_timeout_seconds=60,
+                                                message_handler=on_message,
+                                                mode=LEGACY) as client:
+            await client.subscribe_resource("skill://greeting")
+            skill.write_text(skill.read_text() + "\nThen ask how they are.\n")
+            await arrived.wait()
+            read = await client.read_resource("skill://greeting")
+            return str(getattr(read.contents[0], "text", ""))
+
+    try:
+        url = next_line("serving on ").split()[2].rstrip(";")
+        next_line("generation 1 ready")
+        text_after = asyncio.run(scenario(url))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate(timeout=60)
+
+    assert updated == ["skill://greeting"]
+    assert "Then ask how they are." in text_after
