@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from eve_build.diagnostics import Diagnostic, Diagnostics, warning
-from eve_build.local.commands import CommandArgument, derive_arguments
 from eve_build.local.context import LocalToolContext
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource, derive_binding
 from eve_build.local.spec import derive_contributions
+from eve_build.runtime.commands import CommandArgument, derive_arguments
 from eve_build.runtime.pipeline import HookEntry
 from eve_build.runtime.tools import ToolEntry
 from eve_build.runtime.trace import HookSource

@@ -15,15 +15,15 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic
 from eve_build.errors import describe_exception
-from eve_build.local.commands import (
+from eve_build.local.host import CommandInfo, Guideline, LocalHost
+from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
+from eve_build.naming import derive_shown_name
+from eve_build.runtime.commands import (
     CommandArgumentsError,
     complete_argument,
     derive_outcome,
     parse_arguments,
 )
-from eve_build.local.host import CommandInfo, Guideline, LocalHost
-from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
-from eve_build.naming import derive_shown_name
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.local_methods import (
     CommandNotFoundError as CommandNotFoundError,  # re-exported

@@ -19,8 +19,8 @@ from typing import Protocol
 
 from mcp import types
 
-from eve_build.local.commands import COMPLETION_LIMIT, CommandArgument
 from eve_build.runtime.agent import Agent
+from eve_build.runtime.commands import COMPLETION_LIMIT, CommandArgument
 from eve_build.sdk.results import AudioPart, ContentPart, ImagePart, ResourcePart, TextPart
 
 ARGS = "args"

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
-from eve_build.local.commands import (
+from eve_build.runtime.commands import (
     CommandArgumentsError,
     CommandOutcome,
     complete_argument,

@@ -5,7 +5,8 @@ A command takes the text after its name (`run(args: str, ctx)`), or, declared wi
 (`/greet name=Ada "greeting=good morning"`, quoted as a shell would) or a mapping (the
 arguments of an MCP prompt), validated into `Model`. Its reply is a `str`, a content
 part, a list of parts or a `ToolResult`; `CommandOutcome` holds the reply's text (what
-a terminal shows) and its parts (what an MCP prompt carries).
+a terminal shows) and its parts (what an MCP prompt carries). Scripts (`local`) and
+project nodes (`node`, which sends the text) share it, so it lives here.
 """
 
 from __future__ import annotations
