@@ -25,7 +25,11 @@ def _stub(folder: Path, name: str, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _ci_copy(tmp_path: Path, install_works: bool) -> tuple[Path, dict[str, str], Path]:
+SUITE_INSTALL = "tests/mcp/conformance_suite.py"
+
+
+def _ci_copy(tmp_path: Path, install_works: bool, suite_works: bool = True,
+             ) -> tuple[Path, dict[str, str], Path]:
     """A copy of `.ci/run` in `tmp_path/repo/.ci`, its environment and the calls log."""
     script = (ROOT / ".ci" / "run").read_text()
     assert DEBIAN_DIR in script, "the test redirects the script's Debian binary folder"
@@ -47,7 +51,9 @@ def _ci_copy(tmp_path: Path, install_works: bool) -> tuple[Path, dict[str, str],
     # `python3 -m venv .venv` makes a venv whose pip, python and lint-imports only record
     # their calls.
     venv_tool = f'#!/bin/bash\necho "$(basename $0) CI=$CI $*" >> {log}'
+    suite = "exit 0" if suite_works else 'echo "npm error code ECONNREFUSED" >&2; exit 1'
     _stub(stubs, "python3", f'echo "python3 CI=$CI $*" >> {log}\n'
+                            f'if [ "$1" = {SUITE_INSTALL} ]; then {suite}; fi\n'
                             f'mkdir -p .venv/bin\n'
                             f"for tool in pip python lint-imports; do printf '%s\\n' '{venv_tool}' "
                             f'> .venv/bin/$tool; chmod +x .venv/bin/$tool; done')
@@ -99,3 +105,29 @@ def test_postgresql_binaries_found_are_used_under_ci(monkeypatch: pytest.MonkeyP
                                                      tmp_path: Path) -> None:
     monkeypatch.setattr(postgres_server, "find_bin_dir", lambda: tmp_path)
     assert postgres_server.required_bin_dir({"CI": "true"}) == tmp_path
+
+
+def test_ci_installs_node_and_the_conformance_suite_before_the_tests(tmp_path: Path) -> None:
+    copy, env, log = _ci_copy(tmp_path, install_works=True)
+    done = subprocess.run([shutil.which("bash") or "bash", str(copy)], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    install = f"python3 CI=true {SUITE_INSTALL}"
+    assert calls.count(install) == 1, calls
+    assert calls.index(install) < calls.index("python CI=true -m pytest -q -n auto"), calls
+
+
+def test_ci_fails_clearly_when_the_conformance_suite_cannot_be_installed(
+        tmp_path: Path) -> None:
+    copy, env, log = _ci_copy(tmp_path, install_works=True, suite_works=False)
+    done = subprocess.run([shutil.which("bash") or "bash", str(copy)], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    assert "the MCP conformance suite could not be installed" in done.stderr
+    assert "is the network reachable?" in done.stderr
+    assert "ECONNREFUSED" in done.stderr  # npm's own reason is shown too
+    calls = log.read_text().splitlines()
+    assert calls.count(f"python3 CI=true {SUITE_INSTALL}") == 3, calls
+    assert [c for c in calls if c.startswith("sleep")] == ["sleep 10", "sleep 20"], calls
+    assert not [c for c in calls if "-m venv" in c or "pytest" in c], "the tests never ran"

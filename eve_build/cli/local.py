@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,9 @@ def register(app: typer.Typer, extension_app: typer.Typer) -> None:
 
 def command(
     name: str = typer.Argument(..., help="The command, as a local extension names it."),
-    args: list[str] | None = typer.Argument(None, help="Its arguments (joined by spaces)."),
+    args: list[str] | None = typer.Argument(
+        None, help="Its arguments (joined by spaces); `key=value` words for a command with "
+                   "named arguments."),
     path: Path = path_option(PATH_HELP),
     extension: ExtensionPaths = None,
     json_output: bool = JSON_OPTION,
@@ -39,7 +42,9 @@ def command(
     def run() -> Any:
         with load_agent(path, extensions=extension or ()) as agent:
             report_local(agent)
-            reply = agent.run_command(name, " ".join(args or ()))
+            named = any(c.name == name and c.named for c in agent.commands())
+            words = args or []  # named arguments keep each word whole: `"greeting=Hi there"`
+            reply = agent.run_command(name, shlex.join(words) if named else " ".join(words))
             report_local(agent, diagnostics=False)
             return reply
 

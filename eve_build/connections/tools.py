@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import importlib.util
 import re
 import threading
@@ -36,6 +37,7 @@ from eve_build.connections.remote import (
 from eve_build.connections.resolve import ResolvedConnection, discover_connections
 from eve_build.diagnostics import Diagnostic, Severity, warning
 from eve_build.install_hint import derive_extra_hint
+from eve_build.runtime import events
 from eve_build.runtime.surface import Surface
 from eve_build.runtime.tools import ToolCallError, ToolEntry
 from eve_build.runtime.trace import logger
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 OPEN_TIMEOUT = 10.0
 """Seconds resolving the connections, and then opening each, may take."""
 TIMEOUT_VARIABLE = "EVE_CONNECTION_TIMEOUT"
+CLOSE_WAIT = 10.0
+"""Seconds `close()` gives the `mcp.disconnected` observers before the hub stops."""
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What model providers accept as a tool name."""
 
@@ -68,6 +72,7 @@ class ConnectionTools:
         self.entries: dict[str, dict[str, ToolEntry]] = {}
         self.diagnostics: list[Diagnostic] = []
         self._failed: dict[str, Diagnostic] = {}  # by connection name
+        self._names: dict[int, str] = {}  # id of a HeldClient -> its connection's name
 
     def extend(self, base: Surface, key: str) -> Surface:
         """`base` with this tree's connection tools behind it, opened on first need."""
@@ -94,7 +99,25 @@ class ConnectionTools:
         return None
 
     def close(self) -> None:
+        held = [h for h in self._hub.held if h.client is not None]
+        if held:  # observers hear of each open connection ending, while the hub still runs
+            async def tell() -> None:
+                for h in held:
+                    await self._emit("mcp.disconnected", h, reason="closed by the agent")
+
+            with contextlib.suppress(Exception):
+                self._hub.submit(tell()).result(CLOSE_WAIT)
         self._hub.close()
+
+    async def _emit(self, name: str, held: HeldClient, **data: Any) -> None:
+        """One event of the `mcp` class (`mcp.connected`, `mcp.disconnected`,
+        `mcp.failed`) with the connection's name and URL; observers cannot fail it."""
+        try:
+            pipeline = self._agent.surface(connections=False).pipeline
+            await events.emit(pipeline, name, data={
+                "connection": self._names.get(id(held), ""), "url": held.url, **data})
+        except Exception as exc:
+            logger.warning("the `%s` event was not delivered: %s", name, exc)
 
     def _tools_for(self, key: str) -> dict[str, ToolEntry]:
         self.open()
@@ -127,6 +150,7 @@ class ConnectionTools:
                                   hint=problem.hint, severity=Severity.WARNING))
         targets = [c for c in resolved if c.kind == "mcp" and c.url and is_http_url(c.url)]
         held = [HeldClient(c.url or "", dict(c.headers)) for c in targets]
+        self._names.update((id(h), c.name) for c, h in zip(targets, held, strict=True))
         self._hub.held.extend(held)
         outcomes = await asyncio.gather(*(h.open(self.timeout) for h in held),
                                         return_exceptions=True)
@@ -141,9 +165,12 @@ class ConnectionTools:
                 self._warn(Diagnostic(file=problem.file, line=None, code=problem.code,
                                       message=f"{problem.message}: its tools are left out",
                                       hint=problem.hint, severity=Severity.WARNING))
+                await self._emit("mcp.failed", client, reason=problem.message)
                 continue
             key = "" if connection.subagent == root else connection.subagent
             self._add(key, connection, client)
+            await self._emit("mcp.connected", client, transport=client.transport,
+                             tools=len(client.tools))
 
     def _add(self, key: str, connection: ResolvedConnection, client: HeldClient) -> None:
         taken = self._agent.surface(key or None, connections=False).tools
@@ -190,10 +217,14 @@ class ConnectionTools:
             if held.client is None:
                 try:
                     await held.open(self.timeout)
-                except Exception:  # any failure to reconnect is the same answer
+                except Exception as exc:  # any failure to reconnect is the same answer
+                    await self._emit("mcp.failed", held, reason=f"cannot be opened again "
+                                     f"({type(exc).__name__})")
                     raise ToolCallError(f"the MCP connection `{connection}` closed "
                                         f"({held.closed}) and cannot be opened again now"
                                         ) from None
+                await self._emit("mcp.connected", held, transport=held.transport,
+                                 tools=len(held.tools))
         if held.client is None:
             raise ToolCallError(f"the MCP connection `{connection}` closed ({held.closed})")
 
@@ -213,6 +244,7 @@ class ConnectionTools:
         else:
             return derive_remote_value(result)
         await held.stop(f"failed ({failure})")  # the next call opens it again
+        await self._emit("mcp.disconnected", held, reason=f"failed ({failure})")
         raise ToolCallError(f"the MCP connection `{connection}` failed during the call "
                             f"({failure})")
 

@@ -17,6 +17,7 @@ from eve_build.diagnostics import Diagnostic, Diagnostics, warning
 from eve_build.local.context import LocalToolContext
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource, derive_binding
 from eve_build.local.spec import derive_contributions
+from eve_build.runtime.commands import CommandArgument, derive_arguments
 from eve_build.runtime.pipeline import HookEntry
 from eve_build.runtime.tools import ToolEntry
 from eve_build.runtime.trace import HookSource
@@ -33,6 +34,8 @@ class CommandInfo:
     description: str
     arg_hint: str | None
     extension: str
+    arguments: tuple[CommandArgument, ...] = ()  # named arguments (`define_command(input=)`)
+    named: bool = False  # declared with an input model: `arguments` are its fields
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,8 @@ class LocalHost:
         return entries
 
     def commands(self) -> list[CommandInfo]:
-        return sorted((CommandInfo(name, command.description or "", command.arg_hint, r.name)
+        return sorted((CommandInfo(name, command.description or "", command.arg_hint, r.name,
+                                   derive_arguments(command), command.input is not None)
                        for r in self.loaded for name, command in r.commands.items()),
                       key=lambda c: c.name)
 

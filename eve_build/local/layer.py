@@ -9,7 +9,7 @@ Commands run here too, so `eve command`, `eve message` and MCP prompts share one
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,12 +18,20 @@ from eve_build.errors import describe_exception
 from eve_build.local.host import CommandInfo, Guideline, LocalHost
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource
 from eve_build.naming import derive_shown_name
+from eve_build.runtime.commands import (
+    CommandArgumentsError,
+    complete_argument,
+    derive_outcome,
+    parse_arguments,
+)
 from eve_build.runtime.handlers import run_bound
 from eve_build.runtime.local_methods import (
     CommandNotFoundError as CommandNotFoundError,  # re-exported
 )
 from eve_build.runtime.pipeline import HookPipeline
 from eve_build.runtime.surface import Surface
+from eve_build.sdk.local import Command
+from eve_build.sdk.results import ContentPart
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class CommandReply:
     extension: str
     ok: bool
     text: str
+    content: tuple[ContentPart, ...] = ()  # the reply's parts (MCP prompts carry them)
 
     def to_json(self) -> dict[str, Any]:
         return {"command": self.command, "extension": self.extension,
@@ -99,8 +108,36 @@ class LocalLayer:
     def guidelines(self) -> list[Guideline]:
         return self.host.guidelines()
 
-    async def arun_command(self, name: str, args: str) -> CommandReply:
-        """Run `/name args`: the reply text, or an error reply when it raised or gave no str."""
+    async def arun_command(self, name: str, args: str | Mapping[str, Any]) -> CommandReply:
+        """Run `/name args`: the reply, or an error reply when the arguments do not fit,
+        it raised or gave no reply (`args`: the text after the name, or named arguments)."""
+        record, command = self._find(name)
+        assert command.run is not None and record.binding is not None
+        try:
+            parsed = parse_arguments(command, args)
+        except CommandArgumentsError as exc:
+            return CommandReply(name, record.name, False,
+                                f"the command `{name}` of local extension `{record.name}`: "
+                                f"{exc}")
+        done = await run_bound(command.run, (parsed, record.context), binding=record.binding,
+                               pool=self.request.pool)
+        if done.ending == "raised":  # never raises itself, even when __str__ does
+            return CommandReply(name, record.name, False,
+                                describe_exception(done.error or RuntimeError()))
+        outcome = derive_outcome(done.value)
+        if outcome is None:
+            return CommandReply(name, record.name, False,
+                                f"the command `{name}` of local extension `{record.name}` "
+                                f"returned {type(done.value).__name__}; a command returns the "
+                                "reply as a str")  # (or content parts: docs/local-extensions.md)
+        return CommandReply(name, record.name, True, outcome.text, outcome.content)
+
+    async def acomplete_command(self, name: str, argument: str, value: str) -> list[str]:
+        """The completions the command declares for `argument` given the partial `value`."""
+        _record, command = self._find(name)
+        return await complete_argument(command, argument, value)
+
+    def _find(self, name: str) -> tuple[LocalExtension, Command]:
         found = self.host.find_command(name)
         if found is None:
             known = [c.name for c in self.commands()]
@@ -109,19 +146,7 @@ class LocalLayer:
                     f"commands: {', '.join(f'`{c}`' for c in known)}" if known else
                     "no local extension defines a command")
             raise CommandNotFoundError(f"there is no command `{derive_shown_name(name)}`", hint)
-        record, command = found
-        assert command.run is not None and record.binding is not None
-        done = await run_bound(command.run, (args, record.context), binding=record.binding,
-                               pool=self.request.pool)
-        if done.ending == "raised":  # never raises itself, even when __str__ does
-            return CommandReply(name, record.name, False,
-                                describe_exception(done.error or RuntimeError()))
-        if not isinstance(done.value, str):
-            return CommandReply(name, record.name, False,
-                                f"the command `{name}` of local extension `{record.name}` "
-                                f"returned {type(done.value).__name__}; a command returns the "
-                                "reply as a str")
-        return CommandReply(name, record.name, True, done.value)
+        return found
 
     def close(self) -> None:
         self.host.close()

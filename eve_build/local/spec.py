@@ -108,13 +108,39 @@ def _tool_problem(name: str, value: object, record: LocalExtension) -> Diagnosti
 
 def _command_problem(name: str, value: object, record: LocalExtension) -> Diagnostic | None:
     if isinstance(value, Command) and callable(value.run):
-        return None
+        problem = _command_shape_problem(value)
+        if problem is None:
+            return None
+        return warning("local/command-invalid", record.path,
+                       f"`{record.name}`: the command `{name}` {problem}; it is left out",
+                       "pass `define_command(input=Model, run=fn, complete={\"field\": "
+                       "[\"value\", ...] or fn})` where `def fn(args: Model, ctx)` and each "
+                       "completed name is a field of Model")
     what = "has no callable `run`" if isinstance(value, Command) else (
         f"is {derive_kind(value)}, not a define_command() definition")
     return warning("local/command-invalid", record.path,
                    f"`{record.name}`: the command `{name}` {what}; it is left out",
                    "pass `commands={name: define_command(description=..., run=fn)}` where "
                    "`def fn(args: str, ctx) -> str`")
+
+
+def _command_shape_problem(command: Command) -> str | None:
+    """What is wrong with a command's `input` or `complete`, if anything."""
+    from pydantic import BaseModel
+
+    model = command.input
+    if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return f"has an `input` that is {derive_kind(model)}, not a pydantic model class"
+    names = list(model.model_fields) if model is not None else ["args"]
+    for argument, completer in command.complete.items():
+        if argument not in names:
+            return (f"completes `{argument}`, which is not one of its arguments "
+                    f"({', '.join(f'`{n}`' for n in names)})")
+        if not callable(completer) and (isinstance(completer, str) or not all(
+                isinstance(v, str) for v in completer)):
+            return (f"completes `{argument}` with {derive_kind(completer)}, not strings or "
+                    "a function")
+    return None
 
 
 def _guidelines(record: LocalExtension, values: object) -> list[str]:

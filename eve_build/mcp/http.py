@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from eve_build.mcp.prompts import CommandSource
+from eve_build.mcp.resources import SkillSubscriptions
 from eve_build.mcp.server import create_mcp_server
 from eve_build.runtime.agent import Agent
 
@@ -33,6 +34,7 @@ class McpHttp:
     app: Starlette
     routes: list[BaseRoute]
     lifespan: Callable[[], AbstractAsyncContextManager[Any]]
+    subscriptions: SkillSubscriptions  # call `changed()` after a generation swap
 
 
 def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
@@ -43,8 +45,9 @@ def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
     app it is mounted in checks Host and Origin (the SDK then does not)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
+    subscriptions = SkillSubscriptions()
     server = create_mcp_server(agent, app_root, subagent=subagent, approve=approve,
-                               commands=commands)
+                               commands=commands, subscriptions=subscriptions)
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False) \
         if admitted else None
     app = server.streamable_http_app(streamable_http_path=path, host=host,
@@ -56,7 +59,8 @@ def create_mcp_http(agent: Agent | Callable[[], Agent], app_root: Path, *,
                for route in app.routes if isinstance(route, Route) and route.path == path]
     app.router.routes[:] = routes
     app.router.redirect_slashes = False
-    return McpHttp(app=app, routes=routes, lifespan=server.session_manager.run)
+    return McpHttp(app=app, routes=routes, lifespan=server.session_manager.run,
+                   subscriptions=subscriptions)
 
 
 def __getattr__(name: str) -> Any:

@@ -27,10 +27,19 @@ from eve_build.mcp.interaction import (
 from eve_build.mcp.prompts import (
     AgentCommands,
     CommandSource,
+    complete_mcp_prompt,
     derive_mcp_prompts,
     get_mcp_prompt,
 )
-from eve_build.mcp.resources import derive_mcp_resources, find_skill_files, read_skill_resource
+from eve_build.mcp.resources import (
+    SkillSubscriptions,
+    complete_skill_names,
+    derive_client,
+    derive_mcp_resources,
+    derive_mcp_templates,
+    find_skill_files,
+    read_skill_resource,
+)
 from eve_build.mcp.tools import call_mcp_tool, derive_mcp_tools
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import ApprovalRequest, Approver
@@ -40,11 +49,12 @@ SERVER_NAME = "eve"
 
 def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
                       subagent: str | None = None, approve: bool = False,
-                      commands: CommandSource | None = None) -> Server[Any]:
+                      commands: CommandSource | None = None,
+                      subscriptions: SkillSubscriptions | None = None) -> Server[Any]:
     """The agent as an MCP server; `approve` says yes to every approval request.
 
     `agent` may be a callable giving the current agent (`eve serve` swaps generations):
-    every request then asks it.
+    every request then asks it; whoever swaps calls `subscriptions.changed()`.
     """
     if isinstance(agent, Agent):
         agent.surface(subagent)  # an unknown subagent fails now, not at the first request
@@ -60,6 +70,8 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     approver: Approver | None = _approve_all if approve else None
     commands = commands if commands is not None else AgentCommands(current)
     parked = Parked()  # calls waiting for a client's answer (interaction.py)
+    subscriptions = subscriptions if subscriptions is not None else SkillSubscriptions()
+    subscriptions.watch(lambda: find_skill_files(current(), app_root, subagent))
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -86,7 +98,7 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
     async def list_resource_templates(_ctx: ServerRequestContext[Any],
                                       _params: types.PaginatedRequestParams | None,
                                       ) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[])  # skills are fixed URIs
+        return types.ListResourceTemplatesResult(resource_templates=derive_mcp_templates())
 
     async def read_resource(_ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams,
@@ -96,6 +108,17 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
             return read_skill_resource(skills, str(params.uri))
         except (LookupError, OSError) as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+
+    async def subscribe(ctx: ServerRequestContext[Any],
+                        params: types.SubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.subscribe(derive_client(ctx.session, ctx.request), ctx.session,
+                                str(params.uri))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: ServerRequestContext[Any],
+                          params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.unsubscribe(derive_client(ctx.session, ctx.request), str(params.uri))
+        return types.EmptyResult()
 
     async def list_prompts(_ctx: ServerRequestContext[Any],
                            _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
@@ -113,6 +136,20 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
 
         return await interactive(ctx, params, parked, params.name, work)
 
+    async def complete(_ctx: ServerRequestContext[Any],
+                       params: types.CompleteRequestParams) -> types.CompleteResult:
+        if not isinstance(params.ref, types.PromptReference):  # a template: `skill://{name}`
+            return types.CompleteResult(completion=types.Completion(values=complete_skill_names(
+                find_skill_files(current(), app_root, subagent), params.ref.uri,
+                params.argument.value)))
+        try:
+            return await complete_mcp_prompt(commands, params.ref.name, params.argument.name,
+                                             params.argument.value)
+        except LookupError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        except Exception as exc:  # a completer raising
+            raise MCPError(types.INTERNAL_ERROR, str(exc) or type(exc).__name__) from None
+
     server: Server[Any] = Server(
         SERVER_NAME, version=__version__,
         instructions=f"Tools, skills and commands of the eve agent in `{app_root.name}`"
@@ -121,6 +158,8 @@ def create_mcp_server(agent: Agent | Callable[[], Agent], app_root: Path, *,
         on_list_resources=list_resources, on_read_resource=read_resource,
         on_list_resource_templates=list_resource_templates,
         on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+        on_subscribe_resource=subscribe, on_unsubscribe_resource=unsubscribe,
+        on_completion=complete,
     )
     # added, not passed: the constructor warns that logging is deprecated at 2026-07-28
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,

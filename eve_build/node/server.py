@@ -26,6 +26,7 @@ from eve_build.node.context import CURRENT_SENDER, NodeContext, make_sender
 from eve_build.node.liveness import write_pid_file
 from eve_build.node.paths import SOCKET_MODE, NodePaths, ensure_run_dir
 from eve_build.node.project import describe_spec, expand_events, load_spec
+from eve_build.runtime.commands import CommandArgumentsError, derive_outcome, parse_arguments
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Handled, Rewrite, Transform
 from eve_build.sdk.local import Spec
@@ -136,11 +137,16 @@ class NodeServer:
         command = self.spec.commands.get(name)
         if command is None or command.run is None:
             raise HandlerError(protocol.UNKNOWN_NAME, f"no command `{name}`")
-        reply = await _call(command.run, str(params.get("args", "")), self.context)
-        if not isinstance(reply, str):
+        try:  # named arguments (`input=Model`) are parsed here, from the `key=value` text
+            args = parse_arguments(command, str(params.get("args", "")))
+        except CommandArgumentsError as exc:
+            raise HandlerError(protocol.HANDLER_FAILED, f"the command `{name}`: {exc}") from None
+        reply = await _call(command.run, args, self.context)
+        outcome = derive_outcome(reply)  # content parts travel as their text
+        if outcome is None:
             raise HandlerError(protocol.HANDLER_FAILED, f"the command `{name}` returned "
                                f"{type(reply).__name__}, not a str")
-        return {"reply": reply}
+        return {"reply": outcome.text}
 
     async def shutdown(self, _params: dict[str, Any]) -> dict[str, Any]:
         asyncio.get_running_loop().call_later(0.01, self.stopping.set)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from eve_build.errors import EveBuildError
@@ -64,8 +64,9 @@ class LocalMethods:
         """The local extensions' guidelines, in load order (`eve prompt` shows them)."""
         return [] if self._local is None else self._local.guidelines()
 
-    async def arun_command(self, name: str, args: str = "") -> CommandReply:
-        """Run a local command; raises CommandNotFoundError for an unknown name."""
+    async def arun_command(self, name: str, args: str | Mapping[str, Any] = "") -> CommandReply:
+        """Run a local command (`args`: the text after its name, or named arguments as a
+        mapping); raises CommandNotFoundError for an unknown name."""
         if self._local is None:
             raise CommandNotFoundError(f"there is no command `{name}`",
                                        "the agent was loaded without local extensions")
@@ -75,8 +76,16 @@ class LocalMethods:
             return reply
         return dataclasses.replace(reply, text=self.redactor.redact(reply.text))
 
-    def run_command(self, name: str, args: str = "") -> CommandReply:
+    def run_command(self, name: str, args: str | Mapping[str, Any] = "") -> CommandReply:
         return self._run(self.arun_command(name, args))
+
+    async def acomplete_command(self, name: str, argument: str, value: str) -> list[str]:
+        """Completions of one argument of a local command (what it declares, filtered);
+        raises CommandNotFoundError for an unknown name."""
+        if self._local is None:
+            raise CommandNotFoundError(f"there is no command `{name}`",
+                                       "the agent was loaded without local extensions")
+        return await self._local.acomplete_command(name, argument, value)
 
     def reload_extensions(self) -> list[LocalExtension]:
         """Load the local extensions again (trust checked again); refused during a call."""

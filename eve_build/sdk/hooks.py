@@ -22,6 +22,7 @@ EVENT_CLASSES: dict[str, tuple[str, ...]] = {
     "tools": ("tool.start", "tool.update", "tool.end"),
     "stream": ("message.update",),
     "extension": ("extension.event", "extensions.changed"),
+    "mcp": ("mcp.connected", "mcp.disconnected", "mcp.failed"),  # the agent's connections
 }
 """The observed event classes of DESIGN section 7 (a Spec's `events` may name a class)."""
 CLASSED_EVENTS = tuple(name for names in EVENT_CLASSES.values() for name in names)

@@ -15,7 +15,7 @@ Everything here is plain data: the host (`eve_build.local`) and the node
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,21 +26,39 @@ SPEC_FIELDS = ("tools", "guidelines", "commands", "hooks", "events")
 """The fields a Spec may set; the host names them in diagnostics."""
 
 
+Completer = Callable[[str], Any] | Sequence[str]
+"""How one argument completes: the candidate values, or `fn(partial) -> values`."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Command:
-    """A slash command: `run(args, ctx)` returns the reply text or raises."""
+    """A slash command: `run(args, ctx)` returns the reply or raises.
+
+    `args` is the text after the name, or, with `input=Model`, a validated `Model`
+    (named arguments: `key=value` words on the command line, the fields of the MCP
+    prompt). The reply is a `str`, a content part (`text()`, `image()`, `resource()`),
+    a list of parts, or a `ToolResult`. `complete` maps an argument to its completions.
+    """
 
     description: str | None = None
     run: Callable[..., Any] | None = None
     arg_hint: str | None = None
+    input: Any = None  # a pydantic model class, or None for one `args: str`
+    complete: Mapping[str, Completer] = field(default_factory=dict)
 
 
 def define_command(
     *, description: str | None = None, run: Callable[..., Any] | None = None,
-    arg_hint: str | None = None,
+    arg_hint: str | None = None, input: Any = None,
+    complete: Mapping[str, Completer] | None = None,
 ) -> Command:
-    """A command the user runs as `/name args` (or `eve command NAME ARGS`)."""
-    return Command(description=description, run=run, arg_hint=arg_hint)
+    """A command the user runs as `/name args` (or `eve command NAME ARGS`).
+
+    With `input=Model`, `run(args: Model, ctx)` takes named arguments (`/name key=value
+    ...`); `complete={"arg": ["a", "b"] or fn(partial) -> list}` offers completions of
+    an argument (MCP `completion/complete`)."""
+    return Command(description=description, run=run, arg_hint=arg_hint, input=input,
+                   complete=dict(complete or {}))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,7 +10,7 @@ scope was installed over the previous one's, so they unwind in that order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from eve_build.host import load_agent
 from eve_build.local.context import LocalSession
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.loader import read_compiled_agent
+from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import shared_pool
 from eve_build.serve.answers import error_response
 from eve_build.serve.channels import ChannelEndpoint
@@ -120,6 +121,7 @@ class Host:
     def __init__(self, generation: Generation | None) -> None:
         self.current = generation
         self.retired: list[Generation] = []
+        self.on_swap: list[Callable[[Generation], object]] = []  # told after each swap
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         generation = self.current  # taken once: the request finishes where it started
@@ -140,6 +142,11 @@ class Host:
         old, self.current = self.current, generation
         if old is not None:
             self.retired.append(old)
+        for listener in list(self.on_swap):  # e.g. MCP subscriptions: a failure stays theirs
+            try:
+                listener(generation)
+            except Exception:
+                logger.exception("a swap listener failed")
         return old
 
     def close(self) -> None:

@@ -23,7 +23,8 @@ def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "12
     (what `eve serve` runs when the MCP SDK is installed).
 
     The MCP server always serves the host's current generation, so `eve dev`'s swaps
-    reach MCP clients too; its session manager runs in the app's lifespan. `address` is
+    reach MCP clients too (a subscribed skill that a swap changes is announced); its
+    session manager runs in the app's lifespan. `address` is
     the one the app listens on: the admission policy (`options["admission"]`, else
     derived from `address`) checks Host, Origin and content type of every route, `/mcp`
     included. `options` go to `build_app` as they are.
@@ -49,5 +50,6 @@ def create_app_with_mcp(root: Path, *, approve: bool = False, address: str = "12
 
     mcp = create_mcp_http(current, root, approve=approve, host=address, admitted=True)
     mounted.append(mcp)
+    app.state.host.on_swap.append(lambda _generation: mcp.subscriptions.changed())
     app.router.routes.extend(mcp.routes)  # routes are matched before the channels
     return app

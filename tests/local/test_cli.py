@@ -177,3 +177,32 @@ def test_eve_call_answers_beside_every_bad_input_and_names_each_file(
     command = run("command", "number", "--path", str(app),
                   "-e", str(LOCAL / "command-non-string.py"))
     assert (command.exit_code, "returned int" in command.stderr) == (1, True)
+
+
+def test_a_slash_command_takes_named_arguments(app: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from tests.mcp.conftest import eve_command
+
+    extension = tmp_path / "greeter.py"
+    extension.write_text(
+        "from pydantic import BaseModel\n"
+        "from eve_build.sdk import Spec, define_command\n\n\n"
+        "class Greeting(BaseModel):\n    name: str\n    greeting: str = 'Hello'\n\n\n"
+        "def setup(ctx):\n"
+        "    return Spec(commands={'greet': define_command(\n"
+        "        input=Greeting, run=lambda args, ctx: f'{args.greeting}, {args.name}!')})\n")
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home")}
+
+    def message(text: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(eve_command("message", "--path", str(app), "-e", str(extension),
+                                          text), capture_output=True, text=True, timeout=120,
+                              env=env, check=False)
+
+    done = message('/greet name=Ada "greeting=Hi there"')
+    wrong = message("/greet nme=Ada")
+    assert (done.returncode, done.stdout.strip()) == (0, "Hi there, Ada!"), done.stderr
+    assert wrong.returncode == 1
+    assert "unknown argument `nme`; the arguments are `name`, `greeting`" in (
+        wrong.stdout + wrong.stderr)

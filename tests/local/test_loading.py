@@ -183,3 +183,28 @@ def test_setup_and_commands_may_be_async(app: Path, global_dir: Path,
     agent = load(app)
     assert by_name(agent)["async-setup"].status == "loaded"
     assert agent.run_command("later", "on").text == "later on"
+
+
+def test_a_command_with_a_bad_input_or_completion_is_left_out(
+        app: Path, global_dir: Path, load: Callable[..., Agent]) -> None:
+    global_dir.mkdir(parents=True, exist_ok=True)
+    (global_dir / "odd-commands.py").write_text(
+        "from pydantic import BaseModel\n"
+        "from eve_build.sdk import Spec, define_command\n\n\n"
+        "class Args(BaseModel):\n    name: str\n\n\n"
+        "def run(args, ctx):\n    return args.name\n\n\n"
+        "def setup(ctx):\n"
+        "    return Spec(commands={\n"
+        "        'good': define_command(input=Args, run=run, complete={'name': ['ada']}),\n"
+        "        'not-a-model': define_command(input=dict, run=run),\n"
+        "        'stray': define_command(input=Args, run=run, complete={'nmae': ['x']}),\n"
+        "        'numbers': define_command(run=run, complete={'args': [1, 2]}),\n"
+        "    })\n")
+    record = by_name(load(app))["odd-commands"]
+
+    assert list(record.commands) == ["good"]
+    assert [d.code for d in record.diagnostics] == ["local/command-invalid"] * 3
+    messages = " | ".join(d.message for d in record.diagnostics)
+    assert "`not-a-model` has an `input` that is a type, not a pydantic model" in messages
+    assert "completes `nmae`, which is not one of its arguments (`name`)" in messages
+    assert "completes `args` with a list, not strings or a function" in messages

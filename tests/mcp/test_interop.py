@@ -1,7 +1,8 @@
 """What real MCP clients rely on, driven by the official SDK's client over HTTP and stdio:
 `eve serve --approve` runs tools that ask for approval and marks them in `tools/list`;
 a `str` result is text, an object `structuredContent` with its JSON beside it;
-`resources/templates/list` and `prompts/list` answer lists."""
+`resources/templates/list` (the `skill://{name}` template) and `prompts/list` answer
+lists."""
 
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def test_results_are_text_or_structured_content(mcp_app: Path) -> None:
     search = got["search"]
     assert search.structured_content is not None and "results" in search.structured_content
     assert json.loads(text_of(search)) == search.structured_content
-    assert got["templates"] == []
+    assert [t.uri_template for t in got["templates"]] == ["skill://{name}"]
     assert got["prompts"] == []
 
 
@@ -147,7 +148,8 @@ def test_eve_mcp_answers_lists_then_ends_on_stdin_eof(mcp_app: Path, eve_env: An
 
     assert returncode == 0, stderr
     assert answers[2]["result"]["prompts"] == []  # a list, never null
-    assert answers[3]["result"]["resourceTemplates"] == []  # not -32601
+    [template] = answers[3]["result"]["resourceTemplates"]  # not -32601
+    assert template["uriTemplate"] == "skill://{name}"
     assert "Traceback" not in stderr
 
 
@@ -184,7 +186,8 @@ def test_the_typescript_sdk_client_over_serve_approve_and_stdio(mcp_app: Path,
         assert "results" in search["structuredContent"]
         assert json.loads(search["content"][0]["text"]) == search["structuredContent"]
         assert seen["prompts"] == {"prompts": []}
-        assert seen["templates"] == {"resourceTemplates": []}
+        templates: Any = seen["templates"]
+        assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == ["skill://{name}"]
     approved: Any = http["create"]
     refused: Any = stdio["create"]  # `eve mcp` ran without --approve
     assert not approved["isError"]

@@ -37,6 +37,10 @@ def test_a_node_joins_the_agent_with_origin_node(app: Path, run_node: Run) -> No
         wrong = agent.run_command("count")
         assert not wrong.ok
         assert "the command `count` returned int, not a str" in wrong.text
+        named = agent.run_command("greet", "name=Ada")  # the node parses `key=value`
+        unnamed = agent.run_command("greet", "here=x")
+        assert (named.ok, named.text) == (True, "hello Ada")
+        assert not unnamed.ok and "unknown argument `here`" in unnamed.text
         assert [g.text for g in agent.guidelines()] == ["Echo only what the user said."]
         notices, _ = agent.local.request.session.drain()  # type: ignore[union-attr]
         assert [(n.extension, n.text) for n in notices][-1][0] == "echo"
@@ -111,6 +115,6 @@ def test_eve_extensions_list_shows_nodes_running_or_not(
     rows = {row["name"]: row for row in derive_extension_rows(app, read_compiled_agent(app))}
     assert {k: rows["echo"][k] for k in ("origin", "status", "running", "tools", "commands")} == {
         "origin": "node", "status": "loaded", "running": True,
-        "tools": ["echo", "sleep", "wait"], "commands": ["count", "seen"]}
+        "tools": ["echo", "sleep", "wait"], "commands": ["count", "greet", "seen"]}
     assert {k: rows["sizes"][k] for k in ("origin", "status", "running", "toolCount")} == {
         "origin": "node", "status": "stopped", "running": False, "toolCount": 0}

@@ -66,7 +66,7 @@ def test_a_running_node_contributes_everything_as_a_spec(home: Path, run_node: R
     spec = _spec(node)
     assert sorted(spec.tools) == ["echo", "sleep", "wait"]
     assert list(spec.guidelines) == ["Echo only what the user said."]
-    assert list(spec.commands) == ["count", "seen"]
+    assert list(spec.commands) == ["count", "greet", "seen"]
     assert sorted(spec.hooks) == ["action.call", "action.result", "message.received"]
     assert sorted(spec.events) == ["tool.end", "tool.start", "tool.update"]
     schema = spec.tools["echo"].input.model_json_schema()  # type: ignore[union-attr]
