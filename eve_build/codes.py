@@ -37,6 +37,8 @@ CODES: dict[str, str] = {
     "load/import-failed": "A module raised while being imported.",
     "load/definition-missing": "A module lacks the definition its slot expects.",
     "load/definition-wrong-kind": "A module binds a definition of another kind.",
+    "load/definition-wrong-slot": "A module in one slot folder defines only what another slot "
+    "holds (`channel = define_channel(...)` in tools/).",
     # first-day authoring (issue: a stranger's first day)
     "load/definition-misnamed": "A module binds its definition under another name than the slot's.",
     "load/definition-argument-unknown": "A define_*() call passes an argument it does not take.",
