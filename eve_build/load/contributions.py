@@ -267,9 +267,10 @@ def _find_states(ctx: _Context) -> list[Record]:
                 continue
             first = seen.setdefault(value.name, (path, value))
             if first[1] is not value:
+                at = f":{first[1].line}" if first[1].line else ""
                 ctx.found.append(error(
                     "state/name-duplicate", f"{ctx.display}{path}",
-                    f"the state `{value.name}` is also defined in `{ctx.display}{first[0]}`",
-                    "give each define_state() of an extension its own name",
+                    f"the state `{value.name}` is also defined in `{ctx.display}{first[0]}{at}`",
+                    "give each define_state() of an extension its own name", line=value.line,
                 ))
     return [{"name": name, "file": path} for name, (path, _) in sorted(seen.items())]
