@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.project.app import derive_shown
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.userfile import read_user_text
@@ -38,6 +38,19 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         return tomllib.loads(read_user_text(path, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
+
+
+def _find_toml_error_line(path: Path) -> int | None:
+    """The line the TOML parser stops at in `path`, if it says one."""
+    text: str | None = None
+    try:
+        text = read_user_text(path, what="pyproject")
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return locate_toml_error(exc, text)
+    except (OSError, UnicodeDecodeError, RecursionError):
+        return None
+    return None
 
 
 def _table(data: dict[str, Any] | None, *keys: str) -> dict[str, Any] | None:
@@ -79,7 +92,7 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
         return None, [error(
             "workspace/pyproject-invalid", shown,
             f"`{shown}` is not valid TOML, so its `[tool.uv.workspace]` cannot be read",
-            "fix the TOML syntax",
+            "fix the TOML syntax", line=_find_toml_error_line(root / PYPROJECT),
         )]
     members = table.get("members", [])
     exclude = table.get("exclude", [])
