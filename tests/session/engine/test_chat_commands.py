@@ -4,9 +4,12 @@ session (the next message still reaches the model)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.session.engine.fake_openai import Script
 
@@ -48,3 +51,23 @@ def test_an_unknown_command_keeps_the_session(
     assert done.stderr.count("`/help` lists the commands") == 2, done.stderr
     assert [r["messages"][-1]["content"] for r in fake[1].requests] == ["are you there?"]
     assert "still here" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["chat"], ["run", "hello"]])
+def test_pydantic_ais_banner_never_shows(app: Path, eve_home: Path, argv: list[str]) -> None:
+    """pydantic-ai prints a first-run banner (its logo, "observability: off", a Logfire
+    link) to a terminal or to a coding agent's pipe (`AI_AGENT`): never in eve's sessions.
+    The variables that would hide it anyway (pytest's, CI's, its own) are removed here."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTEST_VERSION", "CI", "PYDANTIC_AI_NO_BANNER")}
+    env.update({"AI_AGENT": "1", "EVE_HOME": str(eve_home), "NO_COLOR": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "eve_build", *argv, "--model", "test", "--path", str(app)],
+        input="hello\n/exit\n", env=env, capture_output=True, text=True, timeout=180,
+        check=False)
+
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "session" in shown  # the session ran
+    for banner in ("observability", "Logfire", "pydantic-ai v", "PYDANTIC_AI_NO_BANNER"):
+        assert banner not in shown, shown
