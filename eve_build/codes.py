@@ -127,6 +127,8 @@ CODES: dict[str, str] = {
     # workspace: uv workspaces with source-backed extensions
     "workspace/pyproject-invalid": "The workspace pyproject.toml cannot be read or its members "
         "are not a list.",
+    "workspace/member-pyproject-invalid": "A workspace member's pyproject.toml is not valid "
+        "TOML, so it cannot be built or mounted.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
     # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)

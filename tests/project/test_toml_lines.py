@@ -1,6 +1,6 @@
 """A pyproject.toml that is not valid TOML is a diagnostic at `pyproject.toml:LINE`, the
-line the parser stopped at: an extension's (`eve extension build`) and a workspace's
-(`eve build`), in real subprocesses."""
+line the parser stopped at: an extension's (`eve extension build`), a workspace's and a
+workspace member's (`eve build`), in real subprocesses."""
 
 from __future__ import annotations
 
@@ -50,6 +50,22 @@ def test_a_workspaces_invalid_pyproject_names_the_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert ("pyproject.toml:4: error workspace/pyproject-invalid: `pyproject.toml` is not "
             "valid TOML") in done.stderr, done.stderr
+
+
+def test_a_members_invalid_pyproject_names_the_line_not_a_missing_package(
+        tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo")})
+    _break(root / "extensions/gizmo/pyproject.toml", 3, "requires = []")  # defined twice
+
+    done = _eve(root, "build")
+
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert ("extensions/gizmo/pyproject.toml:3: error workspace/member-pyproject-invalid: "
+            "`extensions/gizmo/pyproject.toml` of the workspace member `gizmo` is not valid "
+            "TOML: ") in done.stderr, done.stderr
+    assert "mount/package-not-found" not in done.stderr  # what it used to say instead
 
 
 def test_the_line_comes_from_each_parsers_words() -> None:
