@@ -304,6 +304,8 @@ CODES: dict[str, str] = {
         "started from the store; this turn was not committed.",
     "session/input-invalid": "A line given to `eve chat` is not UTF-8 text: it is not sent, "
         "the chat goes on.",
+    "session/command-unknown": "A `/command` or `/skill:NAME` typed in `eve chat` names none "
+        "the agent has: nothing is sent, the chat goes on (`/help` lists them).",
     # first day: CLI and lifecycle (issue 19)
     "add/write-failed": "`eve add` could not write `pyproject.toml` or the mount file (an "
         "immutable or read-only file, a full disk); everything was put back.",

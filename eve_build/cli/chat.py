@@ -130,9 +130,11 @@ def _turn(opened: OpenRun, text: str) -> None:
 
     result = run_core(lambda: opened.agent._run(run()))
     if isinstance(result, EveBuildError):
-        echo_err(f"error: {result.message}")
-        echo_err(f"hint: {result.hint + '; ' if result.hint else ''}`{HELP}` lists the "
-                 "commands")
+        from eve_build.diagnostics import error
+
+        render_diagnostics([error(
+            "session/command-unknown", "<stdin>", result.message,
+            f"{result.hint + '; ' if result.hint else ''}`{HELP}` lists the commands")])
         return
     if result is None:
         sys.stdout.write("\n")

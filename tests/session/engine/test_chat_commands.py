@@ -46,8 +46,10 @@ def test_an_unknown_command_keeps_the_session(
 
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
-    assert "error: there is no command `nope`" in done.stderr, done.stderr
-    assert "error: the agent has no skill `nothing`" in done.stderr, done.stderr
+    assert ("<stdin>: error session/command-unknown: there is no command `nope`"
+            in done.stderr), done.stderr
+    assert ("<stdin>: error session/command-unknown: the agent has no skill `nothing`"
+            in done.stderr), done.stderr
     assert done.stderr.count("`/help` lists the commands") == 2, done.stderr
     assert [r["messages"][-1]["content"] for r in fake[1].requests] == ["are you there?"]
     assert "still here" in done.stdout
