@@ -37,6 +37,8 @@ CODES: dict[str, str] = {
     "load/import-failed": "A module raised while being imported.",
     "load/definition-missing": "A module lacks the definition its slot expects.",
     "load/definition-wrong-kind": "A module binds a definition of another kind.",
+    "load/definition-wrong-slot": "A module in one slot folder defines only what another slot "
+    "holds (`channel = define_channel(...)` in tools/).",
     # first-day authoring (issue: a stranger's first day)
     "load/definition-misnamed": "A module binds its definition under another name than the slot's.",
     "load/definition-argument-unknown": "A define_*() call passes an argument it does not take.",
@@ -125,6 +127,8 @@ CODES: dict[str, str] = {
     # workspace: uv workspaces with source-backed extensions
     "workspace/pyproject-invalid": "The workspace pyproject.toml cannot be read or its members "
         "are not a list.",
+    "workspace/member-pyproject-invalid": "A workspace member's pyproject.toml is not valid "
+        "TOML, so it cannot be built or mounted.",
     "workspace/extension-build-failed": "A workspace extension failed to build; the agent is not "
         "built.",
     # serve: `eve serve`, `eve dev` serving, schedules, `eve prompt` (docs/serving.md)
@@ -307,6 +311,8 @@ CODES: dict[str, str] = {
         "started from the store; this turn was not committed.",
     "session/input-invalid": "A line given to `eve chat` is not UTF-8 text: it is not sent, "
         "the chat goes on.",
+    "session/command-unknown": "A `/command` or `/skill:NAME` typed in `eve chat` names none "
+        "the agent has: nothing is sent, the chat goes on (`/help` lists them).",
     # first day: CLI and lifecycle (issue 19)
     "add/write-failed": "`eve add` could not write `pyproject.toml` or the mount file (an "
         "immutable or read-only file, a full disk); everything was put back.",

@@ -8,6 +8,7 @@ message and a hint that tells the user what to do.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,3 +124,20 @@ def summarize(diagnostics: Iterable[Diagnostic]) -> dict[str, Any]:
         "warnings": sum(1 for d in items if not d.is_error),
         "items": [d.to_json() for d in items],
     }
+
+
+def locate_toml_error(exc: BaseException, text: str | None = None) -> int | None:
+    """The line (1-based) a TOML parser's error points at: tomllib's `(at line N, column
+    M)` (or its `lineno` from Python 3.14), tomlkit's `line`; `at end of document` is the
+    last line of `text`. None when the error says no line."""
+    for attribute in ("lineno", "line"):
+        value = getattr(exc, attribute, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    message = str(exc)
+    found = re.search(r"\bat line (\d+)\b", message)
+    if found:
+        return int(found[1])
+    if "at end of document" in message and text is not None:
+        return max(1, len(text.splitlines()))
+    return None

@@ -32,7 +32,7 @@ from eve_build.add.namespace import find_namespace_problems
 from eve_build.add.snapshot import Snapshot, all_or_nothing
 from eve_build.add.target import TITLE, Candidate, derive_candidate, describe_install_failure
 from eve_build.consumer.build import replace_file
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.errors import DiagnosticsError
 from eve_build.project.app import locate_app
 from eve_build.project.pyproject import PYPROJECT
@@ -90,7 +90,8 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
                     "changed") from None
     except Exception as exc:  # tomlkit's ParseError and friends: the user's TOML is wrong
         raise _fail("add/project-invalid", PYPROJECT, f"`{PYPROJECT}` cannot be edited: {exc}",
-                    "fix its TOML syntax; nothing was changed") from None
+                    "fix its TOML syntax; nothing was changed",
+                    line=locate_toml_error(exc, before)) from None
     command = derive_install_command(environment, candidate.install)
     name = manifest.package.name
     with all_or_nothing([pyproject, mount_file], environment, name, runner) as snapshot:
@@ -170,6 +171,7 @@ def _build(app_root: Path, python: Path, runner: Runner) -> None:
                     undone)
 
 
-def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:
-    found: list[Diagnostic] = [error(code, file, message, hint)]
+def _fail(code: str, file: str, message: str, hint: str, *,
+          line: int | None = None) -> DiagnosticsError:
+    found: list[Diagnostic] = [error(code, file, message, hint, line=line)]
     return DiagnosticsError(TITLE, found)

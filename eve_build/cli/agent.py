@@ -9,6 +9,7 @@ import typer
 
 from eve_build.cli.conventions import AGENT_OPTION, JSON_OPTION, path_option
 from eve_build.cli.output import (
+    SETTINGS,
     detail,
     echo,
     echo_err,
@@ -54,6 +55,8 @@ def build(agent: str | None = AGENT_OPTION, path: Path = PATH_OPTION,
                     extensions=[{"package": m.name, "directory": str(m.root), "state": m.state}
                                 for m in result.extensions],
                     changes=list(result.changes))
+        return
+    if SETTINGS.quiet:  # the summary is for people: `-q` prints nothing on success
         return
     for change in result.changes:
         echo(f"  changed: {change}")

@@ -1,8 +1,11 @@
 """`eve chat`: an interactive session in the terminal.
 
 Tokens stream to stdout as they come; tool calls, custom messages and notices go to
-stderr. `/command args` and `/skill:name` work as in `eve run`; `/exit` (or Ctrl-D)
-leaves. A tool that asks for approval (`always()`, `once()`) prompts `[y/N]`.
+stderr. `/command args` and `/skill:name` work as in `eve run`; `/help` lists the
+commands (the chat's own and the local extensions'); `/exit` (or Ctrl-D) leaves. A
+`/command` or `/skill:name` that does not exist is an error on stderr and the session
+goes on (`eve run` exits 1 for it). A tool that asks for approval (`always()`,
+`once()`) prompts `[y/N]`.
 Ctrl-C during a turn cancels that turn (nothing of it is committed) and keeps the
 session; Ctrl-C at the prompt only clears the line.
 """
@@ -21,6 +24,7 @@ import typer
 from eve_build.cli.local import report_local
 from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo_err, render_diagnostics, run_core
+from eve_build.errors import EveBuildError
 
 if TYPE_CHECKING:
     from eve_build.runtime.approval import ApprovalRequest
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
 
 PROMPT = "> "
 EXIT = "/exit"
+HELP = "/help"
 
 
 def chat(
@@ -59,7 +64,9 @@ def chat(
             while (text := _read()) is not None:
                 if text.strip() == EXIT:
                     break
-                if text.strip():
+                if text.strip() == HELP:
+                    _help(opened)
+                elif text.strip():
                     _turn(opened, text)
                     report_local(opened.agent, diagnostics=False)
 
@@ -89,8 +96,25 @@ def _read() -> str | None:
         return text
 
 
+def _help(opened: OpenRun) -> None:
+    """The chat's own commands, then each local extension's (`/name ARGS  description`)."""
+    rows = [(HELP, "list the commands"), (EXIT, "leave (Ctrl-D too)"),
+            ("/skill:NAME [TEXT]", "send the skill NAME (then TEXT) as the message")]
+    rows += [(f"/{c.name}" + (f" {c.arg_hint}" if c.arg_hint else ""),
+              f"{c.description} ({c.extension})") for c in opened.agent.commands()
+             if f"/{c.name}" not in (HELP, EXIT)]
+    skills = sorted(s.name for s in opened.agent.compiled.root.skills)
+    width = max(len(usage) for usage, _ in rows)
+    for usage, description in rows:
+        echo_err(f"{usage:<{width}}  {description}")
+    echo_err(f"skills: {', '.join(skills) if skills else 'none'}")
+
+
 def _turn(opened: OpenRun, text: str) -> None:
-    async def run() -> RunResult | None:
+    from eve_build.local.messages import SkillNotFoundError
+    from eve_build.runtime.local_methods import CommandNotFoundError
+
+    async def run() -> RunResult | EveBuildError | None:
         loop = asyncio.get_running_loop()
         task = asyncio.ensure_future(opened.asend(text, listener=_print_event,
                                                   approver=_ask))
@@ -99,10 +123,19 @@ def _turn(opened: OpenRun, text: str) -> None:
             return await task
         except asyncio.CancelledError:
             return None
+        except (CommandNotFoundError, SkillNotFoundError) as exc:
+            return exc  # a typo: said below, and the chat goes on
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 
     result = run_core(lambda: opened.agent._run(run()))
+    if isinstance(result, EveBuildError):
+        from eve_build.diagnostics import error
+
+        render_diagnostics([error(
+            "session/command-unknown", "<stdin>", result.message,
+            f"{result.hint + '; ' if result.hint else ''}`{HELP}` lists the commands")])
+        return
     if result is None:
         sys.stdout.write("\n")
         echo_err("cancelled: the turn was not kept")

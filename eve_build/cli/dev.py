@@ -104,6 +104,8 @@ def _serve(session: DevSession, host: str, port: int, channel_timeout: float, *,
 
     served = run_core(run, json_output=json_output)
     note(f"stopped{f' on {served.signal}' if served.signal else ''}")
+    if served.signal == "SIGINT":  # Ctrl-C: 130, as without --serve (docs/cli.md)
+        raise typer.Exit(130)
 
 
 def show(session: DevSession, generation: Generation, problems: list[Diagnostic], *,

@@ -6,9 +6,10 @@
 Exactly these command lines are run here; any other (`--path`, `--json`, `-v`,
 `--help`, a typo) goes to the typer application unchanged. Each build is the same core
 call as `cli.extension.build` / `cli.agent.build`, and what it prints is the same: on
-a clean success its lines on stdout, written here; when there are warnings or the build fails, the
-diagnostics are rendered by `cli.output` and `cli.guard` (which import typer and rich
-then, off the hot path). Ctrl-C prints `Aborted!` and exits 1, as click does.
+a clean success its lines on stdout, written here (`eve -q build`: none); when there
+are warnings or the build fails, the diagnostics are rendered by `cli.output` and
+`cli.guard` (which import typer and rich then, off the hot path). Ctrl-C prints
+`Aborted!` and exits 1, as click does.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ def _build_agent(use_cache: bool, quiet: bool) -> None:
 
     result = _run(lambda: build_agent(Path(), None, use_cache=use_cache), quiet)
     _warn(result.warnings, quiet)
+    if quiet:  # the summary is for people: `-q` prints nothing on success
+        return
     lines = [f"  changed: {change}" for change in result.changes]
     lines += [describe_member(member) for member in result.extensions]
     lines.append(describe_agent_built(result))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.project.app import derive_shown
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.userfile import read_user_text
@@ -38,6 +38,30 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         return tomllib.loads(read_user_text(path, what="pyproject"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
+
+
+def _find_toml_error_line(path: Path) -> int | None:
+    """The line the TOML parser stops at in `path`, if it says one."""
+    problem = _find_toml_problem(path)
+    return problem[1] if problem else None
+
+
+def _find_toml_problem(path: Path) -> tuple[str, int | None] | None:
+    """Why `path` is not valid TOML and the line the parser stopped at; None when it
+    parses (or cannot be read at all: other checks report that)."""
+    text: str | None = None
+    try:
+        text = read_user_text(path, what="pyproject")
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return str(exc), locate_toml_error(exc, text)
+    except UnicodeDecodeError:
+        return "it is not UTF-8 text", None
+    except RecursionError:
+        return "its values are nested too deeply", None
+    except OSError:
+        return None
+    return None
 
 
 def _table(data: dict[str, Any] | None, *keys: str) -> dict[str, Any] | None:
@@ -79,7 +103,7 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
         return None, [error(
             "workspace/pyproject-invalid", shown,
             f"`{shown}` is not valid TOML, so its `[tool.uv.workspace]` cannot be read",
-            "fix the TOML syntax",
+            "fix the TOML syntax", line=_find_toml_error_line(root / PYPROJECT),
         )]
     members = table.get("members", [])
     exclude = table.get("exclude", [])
@@ -104,7 +128,14 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
             f"the workspace patterns cannot be expanded: {str(exc)[:200]}",
             'use relative glob patterns of member folders, such as `members = ["packages/*"]`',
         )]
-    return Workspace(root=root, members=tuple(expanded)), []
+    broken = [error(
+        "workspace/member-pyproject-invalid", derive_shown(member / PYPROJECT, app_root),
+        f"`{derive_shown(member / PYPROJECT, app_root)}` of the workspace member "
+        f"`{member.name}` is not valid TOML: {problem[0]}",
+        "fix its TOML syntax: until it parses, the member is neither built nor mounted",
+        line=problem[1],
+    ) for member in expanded if (problem := _find_toml_problem(member / PYPROJECT))]
+    return Workspace(root=root, members=tuple(expanded)), broken
 
 
 def find_pattern_problem(pattern: str) -> str:

@@ -36,6 +36,7 @@ EXTRA_IGNORED_ENTITIES = (
     r"^\.goutputstream-",  # gedit and other GIO editors
     r"\.kate-swp$",
     r"\.crswap$",          # editors on Chrome's file system API
+    r"^sed[A-Za-z0-9]{6}$",  # `sed -i` writes `sedXXXXXX` beside the file, then renames it
 )
 """Editor temporary files watchfiles' DefaultFilter lets through: never a round."""
 

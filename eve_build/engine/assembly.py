@@ -106,18 +106,21 @@ def _tree(ctx: _Assembly, tree: AgentTree, results: dict[str, Any],
 
 def _states(ctx: _Assembly, results: dict[str, Any]) -> list[Record]:
     """Each state once, by name; a second definition of a name is an error."""
-    entries = {(name, file, ordinal) for result in results.values()
-               for name, file, ordinal in result.get("states", [])}
+    entries = {(name, file, ordinal, line[0] if line else None)
+               for result in results.values()
+               for name, file, ordinal, *line in result.get("states", [])}
     order = sorted(entries, key=lambda e: (e[1].removesuffix(".py").replace("/", "."), e[2]))
-    first: dict[str, tuple[str, str, int]] = {}
+    first: dict[str, tuple[str, str, int, int | None]] = {}
     found: list[Diagnostic] = []
     for entry in order:
         winner = first.setdefault(entry[0], entry)
         if winner != entry:
             found.append(error(
                 "state/name-duplicate", f"{ctx.display}{entry[1]}",
-                f"the state `{entry[0]}` is also defined in `{ctx.display}{winner[1]}`",
+                f"the state `{entry[0]}` is also defined in "
+                f"`{ctx.display}{winner[1]}{f':{winner[3]}' if winner[3] else ''}`",
                 "give each define_state() of an extension its own name",
+                line=entry[3],
             ))
     ctx.found.extend(found)
     return [{"name": name, "file": entry[1]} for name, entry in sorted(first.items())]

@@ -5,7 +5,7 @@ cross the process boundary and be cached, and is delivered as soon as it is know
 
     "tools/search.py": {"imported": true, "import": [...diagnostics],
                         "check": [...diagnostics], "record": {...} | null,
-                        "capabilities": ["tool"], "states": [["requests", "lib/state.py", 0]],
+                        "capabilities": ["tool"], "states": [["requests", "lib/state.py", 0, 9]],
                         "extra": {...}}
 
 Roles: `extension`, `agent`, `instructions`, or a module slot's directory (`tools`...).
@@ -142,6 +142,7 @@ class StateScanner:
     itself and of every shared (non-contribution) module imported so far, as
     [name, file, ordinal in its module]. A contribution's states are reported only by
     its own result, so a cached result never carries another contribution's old state.
+    A fourth item, the line of the define_state() call, follows when known.
     Each module is scanned once, when it first appears in `sys.modules`."""
 
     def __init__(self, package: str, contributions: set[str]) -> None:
@@ -176,4 +177,5 @@ class StateScanner:
             if isinstance(value, State) and value.module in ("", dotted) \
                     and not any(value is other for other in seen):
                 seen.append(value)
-        return shown, [[state.name, shown, index] for index, state in enumerate(seen)]
+        return shown, [[state.name, shown, index, state.line]
+                       for index, state in enumerate(seen)]

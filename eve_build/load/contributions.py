@@ -71,6 +71,19 @@ class _Context:
                 "variable, names the contribution",
             ))
             return _MISSING
+        if value is _MISSING and (placed := _find_other_slot(self.loaded.modules[path])):
+            name, slot = placed
+            here = _slot_of(attribute)
+            bind = f" and bind it to `{slot.attribute}`" if name != slot.attribute else ""
+            self.found.append(self.where(path, name).error(
+                "load/definition-wrong-slot",
+                f"`{self.display}{path}` defines a {slot.kind} (`{name} = "
+                f"{_constructor(DEFINITION_TYPES[slot.attribute][0])}(...)`), but "
+                f"`{here.directory}/` holds {here.kind}s",
+                f"move the file to `{self.display}{_move_to_slot(path, here, slot)}`{bind}: "
+                f"each slot folder holds one kind",
+            ))
+            return _MISSING
         if value is _MISSING:
             self.found.append(error(
                 "load/definition-missing", f"{self.display}{path}",
@@ -80,15 +93,48 @@ class _Context:
             ))
             return _MISSING
         if not isinstance(value, kinds):
+            move = "move the module to the slot that takes this kind"
+            if owner := _find_other_slot(self.loaded.modules[path], only=attribute):
+                target = _move_to_slot(path, _slot_of(attribute), owner[1])
+                move = (f"move the file to `{self.display}{target}` and bind it to "
+                        f"`{owner[1].attribute}`")
             self.found.append(self.where(path, attribute).error(
                 "load/definition-wrong-kind",
                 f"`{attribute}` is {derive_kind(value)}, but this slot takes "
                 f"{' or '.join(_constructor(k) + '()' for k in kinds)}",
-                f"use {_constructor(kinds[0])}(...) here, or move the module to the slot "
-                "that takes this kind",
+                f"use {_constructor(kinds[0])}(...) here, or {move}",
             ))
             return _MISSING
         return value
+
+
+def _find_other_slot(module: object, only: str | None = None
+                     ) -> tuple[str, slots.Slot] | None:
+    """A public module-level name (or just `only`) bound to what another slot folder holds
+    (`channel = define_channel(...)` in tools/), and that slot; None when there is none."""
+    for name, value in sorted(vars(module).items()):
+        if only is not None and name != only:
+            continue
+        for slot in slots.SLOTS:
+            kinds = DEFINITION_TYPES.get(slot.attribute, ())
+            if (not name.startswith("_") and slot.layout == "modules"
+                    and type(value) in kinds and not isinstance(value, Dynamic)):
+                return name, slot
+    return None
+
+
+def _slot_of(attribute: str) -> slots.Slot:
+    return next(slot for slot in slots.SLOTS if slot.attribute == attribute)
+
+
+def _move_to_slot(path: str, here: slots.Slot, slot: slots.Slot) -> str:
+    """`tools/hook.py` -> `channels/hook.py` (the innermost slot folder is replaced)."""
+    parts = path.split("/")
+    index = max((i for i, part in enumerate(parts[:-1]) if part == here.directory),
+                default=None)
+    if index is None:
+        return f"{slot.directory}/{parts[-1]}"
+    return "/".join([*parts[:index], slot.directory, *parts[index + 1:]])
 
 
 def _find_misnamed(module: object, kinds: tuple[type, ...]) -> str | None:
@@ -221,9 +267,10 @@ def _find_states(ctx: _Context) -> list[Record]:
                 continue
             first = seen.setdefault(value.name, (path, value))
             if first[1] is not value:
+                at = f":{first[1].line}" if first[1].line else ""
                 ctx.found.append(error(
                     "state/name-duplicate", f"{ctx.display}{path}",
-                    f"the state `{value.name}` is also defined in `{ctx.display}{first[0]}`",
-                    "give each define_state() of an extension its own name",
+                    f"the state `{value.name}` is also defined in `{ctx.display}{first[0]}{at}`",
+                    "give each define_state() of an extension its own name", line=value.line,
                 ))
     return [{"name": name, "file": path} for name, (path, _) in sorted(seen.items())]

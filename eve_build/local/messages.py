@@ -84,13 +84,17 @@ async def _dispatch(agent: Agent, text: str, app_root: Path,
     return MessageOutcome("turn", text, trace=trace)
 
 
+class SkillNotFoundError(EveBuildError):
+    """`/skill:NAME` names no skill of the agent."""
+
+
 def expand_skill(agent: Agent, app_root: Path, name: str, rest: str) -> str:
     """The skill's body (frontmatter left out) in a `<skill>` block, then `rest`."""
     skills = {s.name: s for s in agent.compiled.root.skills}
     skill = skills.get(name)
     if skill is None:
         known = ", ".join(f"`{s}`" for s in sorted(skills)) or "none"
-        raise EveBuildError(f"the agent has no skill `{name}`", f"skills: {known}")
+        raise SkillNotFoundError(f"the agent has no skill `{name}`", f"skills: {known}")
     path = _locate_skill(agent, app_root, skill.file, skill.mount_path)
     if path is None:
         raise EveBuildError(f"the file of skill `{name}` (`{skill.file}`) is not there",

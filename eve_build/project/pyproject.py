@@ -12,7 +12,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from eve_build.diagnostics import Diagnostic, error
+from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.naming import ImportName, derive_import_name
 from eve_build.project.budget import parse_import_timeout
 from eve_build.project.options import DEFAULT_OUTPUT as DEFAULT_OUTPUT
@@ -63,12 +63,14 @@ def read_pyproject(root: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]
                 "run `eve extension build` in the package root, or pass `--path DIR`",
             )
         ]
+    text: str | None = None
     try:
-        return tomllib.loads(read_user_text(path, what="pyproject")), []
+        text = read_user_text(path, what="pyproject")
+        return tomllib.loads(text), []
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [
             error("project/pyproject-invalid", PYPROJECT, f"not valid TOML: {exc}",
-                  "fix the TOML syntax")
+                  "fix the TOML syntax", line=locate_toml_error(exc, text))
         ]
     except RecursionError:
         return None, [error("project/pyproject-invalid", PYPROJECT,

@@ -212,5 +212,6 @@ def define_instructions(*, render: Callable[..., Any] | None = None) -> Instruct
 
 def define_state(name: str, initial: Callable[[], Any]) -> State:
     """A durable per-mount value, keyed by the mount path and `name`."""
-    caller = sys._getframe(1).f_globals.get("__name__", "")
-    return State(name=name, initial=initial, module=str(caller))
+    frame = sys._getframe(1)
+    caller = frame.f_globals.get("__name__", "")
+    return State(name=name, initial=initial, module=str(caller), line=frame.f_lineno)

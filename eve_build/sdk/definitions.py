@@ -120,6 +120,7 @@ class State:
     name: str
     initial: Callable[[], Any]
     module: str = ""  # where define_state() was called, so re-exports are not counted twice
+    line: int | None = None  # the line of that call, for diagnostics
 
     def _where(self) -> tuple[dict[str, Any] | Any, str]:
         binding = current_binding()

@@ -31,7 +31,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from eve_build.diagnostics import error
+from eve_build.diagnostics import error, locate_toml_error
 from eve_build.errors import DiagnosticsError
 from eve_build.project.app import AGENTS_DIRECTORY, try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
@@ -100,13 +100,17 @@ def _project_name(folder: Path) -> str | None:
     path = folder / PYPROJECT
     if not path.is_file():
         return None
+    text: str | None = None
     try:
-        data = tomllib.loads(read_user_text(path, what="pyproject"))
+        text = read_user_text(path, what="pyproject")
+        data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise DiagnosticsError("cannot name the served agent's state", [error(
             "project/pyproject-invalid", str(path), f"cannot be read: {reason or 'too deep'}",
-            "fix it: its `[project] name` names the agent's state in the session store")],
+            "fix it: its `[project] name` names the agent's state in the session store",
+            line=locate_toml_error(exc, text) if isinstance(exc, tomllib.TOMLDecodeError)
+            else None)],
         ) from None
     project = data.get("project")
     name = project.get("name") if isinstance(project, dict) else None

@@ -116,6 +116,7 @@ class Session:
                                          tree.model if path else None, root.model,
                                          recorded=self.options.recorded)
             model = open_model(choice)
+        silence_engine_banner()
         tools = AgentToolset(self.agent, self._state, path or None)
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
                                       self._delegate, self._state, self.warnings)
@@ -253,6 +254,17 @@ class Session:
         for message in custom:
             self.custom.append(message)
             self._state.listener(SessionEvent("custom", message))
+
+
+def silence_engine_banner() -> None:
+    """pydantic-ai's first-run banner (its logo, the model, "observability: off" and a
+    pointer to Logfire) stays out of eve's sessions: `eve run` and `eve chat` print their
+    own session line, and the banner would land in a chat or a served log. pydantic-ai's
+    own switch, set before a session's first run; a user's own agents in another process
+    are not touched."""
+    import pydantic_ai
+
+    pydantic_ai.BANNER_ENABLED = False
 
 
 def _walk(tree: CompiledTree) -> list[CompiledTree]:

@@ -5,7 +5,9 @@
 
 An extension is built into its own output folder (as `eve extension build` does)
 and mounted once, under its import name as the namespace; tool names may be
-given with or without that prefix.
+given with or without that prefix, and so may subagents (`subagent="reviewer"` or
+`subagent="acme_crm__reviewer"`, the path `eve call --subagent` and `eve info` show;
+nested ones as `reviewer/checker`).
 """
 
 from __future__ import annotations
@@ -47,29 +49,46 @@ class AgentHarness:
 
     def tool_name(self, tool: str, subagent: str | None = None) -> str:
         """`tool` as given when the agent (or subagent) has it, else with the namespace."""
+        subagent = self.subagent_path(subagent)
         if self.namespace is None or tool in self.agent.surface(subagent).tools:
             return tool
         return f"{self.namespace}__{tool}"
+
+    def subagent_path(self, subagent: str | None) -> str | None:
+        """`subagent` as `eve call --subagent` takes it: the path `eve info` lists
+        (`acme_crm__reviewer`, `acme_crm__reviewer/checker`); in an extension's harness the
+        extension's own name for it (`reviewer`, `reviewer/checker`) is that path too.
+        An unknown name is left as given: the call then says which subagents there are."""
+        if not subagent or self.namespace is None:
+            return subagent
+        from eve_build.formats.compiled import walk_trees
+
+        root = self.agent.compiled.root
+        paths = {tree.path for tree in walk_trees(root) if tree is not root}
+        prefixed = f"{self.namespace}__{subagent}"
+        return prefixed if subagent not in paths and prefixed in paths else subagent
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
              approve: Approve = None, subagent: str | None = None,
              on_progress: Callable[[str], None] | None = None) -> ToolResult:
         """Call a tool; `approve=True` approves every request, a callable decides."""
-        return self.agent.call_tool(self.tool_name(tool, subagent), arguments, subagent=subagent,
+        path = self.subagent_path(subagent)
+        return self.agent.call_tool(self.tool_name(tool, path), arguments, subagent=path,
                                     approver=derive_approver(approve), on_progress=on_progress)
 
     async def acall(self, tool: str, arguments: Mapping[str, Any] | None = None, *,
                     approve: Approve = None, subagent: str | None = None) -> ToolResult:
         """`call` for code that runs in an event loop."""
-        return await self.agent.acall_tool(self.tool_name(tool, subagent), arguments,
-                                           subagent=subagent,
-                                           approver=derive_approver(approve))
+        path = self.subagent_path(subagent)
+        return await self.agent.acall_tool(self.tool_name(tool, path), arguments,
+                                           subagent=path, approver=derive_approver(approve))
 
-    def fire(self, event: str, **fields: Any) -> EventOutcome:
+    def fire(self, event: str, *, subagent: str | None = None, **fields: Any) -> EventOutcome:
         """Run the hooks of one event: `fire("message.received", text="hi")`."""
+        path = self.subagent_path(subagent)
         if isinstance(fields.get("tool"), str):
-            fields["tool"] = self.tool_name(fields["tool"])
-        return self.agent.fire(event, **fields)
+            fields["tool"] = self.tool_name(fields["tool"], path)
+        return self.agent.fire(event, subagent=path, **fields)
 
     def state(self, key: str) -> Any:
         """The value under a state key (`extensions/crm:requests`), None until first used."""

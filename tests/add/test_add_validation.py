@@ -133,3 +133,19 @@ def test_an_immutable_pyproject_after_the_install_is_a_diagnostic_and_put_back(
     assert "Operation not permitted" in message and "the install was undone" in hint
     assert any("install" in argv for argv in calls)  # the install had run
     assert not (project / "agent/extensions/spinner.py").exists()
+
+
+def test_invalid_toml_names_its_line(project: Path, gizmo: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    lines = pyproject.read_text().splitlines()
+    lines.insert(2, 'broken = "unclosed')
+    pyproject.write_text("\n".join(lines) + "\n")
+
+    with pytest.raises(DiagnosticsError) as caught:
+        add_extension(project, str(gizmo), "spinner",
+                      runner=lambda argv, cwd: subprocess.CompletedProcess(argv, 0, stdout=""))
+
+    [problem] = caught.value.diagnostics
+    assert (problem.code, problem.file, problem.line) == (
+        "add/project-invalid", "pyproject.toml", 3)
+    assert problem.render().startswith("pyproject.toml:3: error add/project-invalid: ")

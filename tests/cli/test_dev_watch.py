@@ -36,9 +36,9 @@ tool = define_tool(description="Ping.", input=PingInput, execute=execute)
 def test_editor_temporary_files_are_not_sources() -> None:
     for name in ("#ping.py#", ".#ping.py", "4913", "ping.py.tmp", "ping.py.tmp.4242",
                  ".goutputstream-Q1W2E3", "ping.py.kate-swp", "ping.py.crswap", "ping.py~",
-                 ".ping.py.swp", "ping.py.bak"):
+                 ".ping.py.swp", "ping.py.bak", "sedjx5h7n", "sedAB12cd"):
         assert not is_source_change(Path("agent/tools") / name), name
-    for name in ("ping.py", "temp.py", "backup_tool.py"):
+    for name in ("ping.py", "temp.py", "backup_tool.py", "sed.py", "sedative.py"):
         assert is_source_change(Path("agent/tools") / name), name
 
 
@@ -136,3 +136,43 @@ def test_after_a_member_edit_the_next_generation_loads(tmp_path: Path) -> None:
 
     assert (second["status"], second["generation"], second["rebuilt"]) == ("ready", 2, ["gizmo"])
     assert (third["status"], third["generation"], third["rebuilt"]) == ("ready", 3, ["gizmo"])
+
+
+def test_sed_in_place_is_one_change_of_the_file(tmp_path: Path) -> None:
+    """`sed -i` writes `sedXXXXXX` beside the file and renames it over the file: the round
+    names the file only, never the temporary name."""
+    root = make_app(tmp_path / "app", ["gizmo"], {"extensions/gizmo.py": mount_file("gizmo"),
+                                                  "tools/ping.py": TOOL.format(answer="one")})
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "eve_build", "dev", "--json", "--no-serve", "--path",
+         str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    ping = root / "agent" / "tools" / "ping.py"
+    rounds = []
+    try:
+        assert process.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        out = process.stdout
+        threading.Thread(target=lambda: [lines.put(text) for text in out], daemon=True).start()
+        assert json.loads(lines.get(timeout=60))["generation"] == 1
+        for attempt in range(30):  # the watcher starts just after the first round
+            subprocess.run(["sed", "-i", f"s/return .*/return \"{attempt}\"/", str(ping)],
+                           check=True)
+            try:
+                rounds.append(json.loads(lines.get(timeout=2)))
+                break
+            except queue.Empty:
+                continue
+        assert rounds, "no round after `sed -i`"
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate(timeout=60)
+
+    assert rounds[0]["status"] == "ready"
+    assert rounds[0]["changed"] == ["agent/tools/ping.py"]
+    assert sorted(p.name for p in ping.parent.iterdir() if p.name != "__pycache__") == [
+        "ping.py"]  # sed's temporary file was renamed over it

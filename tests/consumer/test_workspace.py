@@ -194,8 +194,8 @@ def test_an_unreadable_workspace_pyproject_is_an_error(make_app: MakeApp) -> Non
     errors = build_errors(root)
 
     assert [e.splitlines()[0] for e in errors] == [
-        "pyproject.toml: error workspace/pyproject-invalid: `pyproject.toml` is not valid TOML, "
-        "so its `[tool.uv.workspace]` cannot be read"]
+        "pyproject.toml:1: error workspace/pyproject-invalid: `pyproject.toml` is not valid "
+        "TOML, so its `[tool.uv.workspace]` cannot be read"]
 
 
 def test_info_names_the_real_folder_of_a_failing_member(make_app: MakeApp) -> None:

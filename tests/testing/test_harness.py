@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from eve_build.errors import EveBuildError
 from eve_build.sdk import env
 from eve_build.sdk.mount import ToolResult
 from eve_build.testing import AgentHarness, ExtensionHarness, HarnessError, load_extension
@@ -27,6 +28,25 @@ def test_load_extension_mounts_it_once_with_the_config(
         assert crm.call("acme_crm__search", {"query": "Ada"}).value["requests"] == 2
         assert crm.state("requests") == 2
         assert crm.call("score", {"change": "merge"}, subagent="acme_crm__reviewer").ok
+
+
+def test_subagent_takes_the_names_the_cli_takes_and_the_extensions_own(
+    copy_fixture: Callable[[str], Path],
+) -> None:
+    change, bill = {"change": "merge"}, {"record_id": "r1", "amount": 3.0}
+    with load_extension(copy_fixture("extensions/acme-crm"), api_key="k") as crm:
+        # as `eve info` lists them and `eve call --subagent` takes them
+        assert crm.call("score", change, subagent="acme_crm__reviewer").ok
+        assert crm.call("verify", bill, subagent="acme_crm__reviewer/checker").ok
+        # as the extension names them: its folders under subagents/
+        assert crm.call("score", change, subagent="reviewer").ok
+        assert crm.call("verify", bill, subagent="reviewer/checker").ok
+        assert crm.fire("action.call", tool="score", arguments=change,
+                        subagent="reviewer").outcome == "proceed"
+        with pytest.raises(EveBuildError) as unknown:
+            crm.call("score", change, subagent="nobody")
+    assert "no subagent `nobody`" in unknown.value.message
+    assert "`acme_crm__reviewer`" in (unknown.value.hint or "")
 
 
 def test_the_harness_answers_approvals_when_told(copy_fixture: Callable[[str], Path]) -> None:
