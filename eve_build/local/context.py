@@ -193,8 +193,9 @@ class LocalToolContext:
         self._tool = tool
         self._local = local
 
-    def report_progress(self, text: str) -> None:
-        self._tool.report_progress(text)
+    def report_progress(self, text: str, progress: float | None = None,
+                        total: float | None = None) -> None:
+        self._tool.report_progress(text, progress, total)
 
     def __getattr__(self, attribute: str) -> Any:
         """The extension's ctx first (`name`, `entries`...), then the tool's (`namespace`)."""

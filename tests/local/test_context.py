@@ -58,3 +58,17 @@ def test_local_extensions_never_enter_the_compiled_agent(app: Path, global_dir: 
     compiled = (app / ".eve" / "compile" / "compiled-agent.json").read_text()
     assert "notes" not in compiled
     assert "greeter" not in compiled
+
+
+def test_a_local_tools_numeric_progress_reaches_the_answerer(tmp_path: Path) -> None:
+    from eve_build.local.context import LocalToolContext
+    from eve_build.sdk import ToolContext
+    from eve_build.sdk.interaction import LogEntry, interacting
+
+    seen: list[LogEntry] = []
+    texts: list[str] = []
+    ctx = LocalToolContext(ToolContext("count", progress=texts.append),
+                           ScriptContext("notes", tmp_path, tmp_path, LocalSession()))
+    with interacting(progress=seen.append):
+        ctx.report_progress("half", progress=50, total=100)
+    assert [(e.text, e.progress, e.total) for e in seen] == [("half", 50, 100)]
