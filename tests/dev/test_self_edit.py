@@ -87,9 +87,10 @@ def test_paths_are_confined_and_writes_ask_for_approval(tmp_path: Path) -> None:
 
 
 @contextmanager
-def _eve_dev(root: Path, tmp_path: Path, *flags: str) -> Iterator[str]:
+def _eve_dev(root: Path, tmp_path: Path, *flags: str,
+             env: dict[str, str] | None = None) -> Iterator[str]:
     """`eve dev --json --port 0 FLAGS` in a subprocess; yields its URL once it serves."""
-    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    env = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1", **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "eve_build", "dev", "--json", "--port", "0", "--path", str(root),
          *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -153,3 +154,38 @@ def test_an_approved_edit_is_served_next_and_a_broken_one_is_kept_out(tmp_path: 
 
     assert seen["fixed"].structured_content["generation"] == 4
     assert seen["new"].structured_content == {"sum": 5, "v": 2}
+
+
+def test_a_session_under_eve_dev_is_offered_the_tools_and_kept_inside(tmp_path: Path) -> None:
+    """An HTTP session of `eve dev`, its model the scripted chat-completions server: the
+    model reads its own tool, a path out of the folder fails with the reason, and a
+    write nobody approves (HTTP sessions ask no one) is refused, the file untouched."""
+    import httpx
+
+    from tests.session.engine.fake_openai import run_fake
+
+    root = _app(tmp_path)
+    with run_fake() as (fake_url, script):
+        env = {"OPENAI_BASE_URL": fake_url, "OPENAI_API_KEY": "test",
+               "EVE_MODEL": "openai-chat:scripted", "EVE_MODEL_RETRIES": "0",
+               "EVE_MODEL_TIMEOUT": "60"}
+        with _eve_dev(root, tmp_path, env=env) as url, httpx.Client(base_url=url,
+                                                                    timeout=120) as client:
+            session = client.post("/.eve/v1/sessions").json()["id"]
+            script.steps = [
+                {"tools": [{"name": "agent_read", "arguments": {"path": "tools/greet.py"}}]},
+                {"tools": [{"name": "agent_read",
+                            "arguments": {"path": "../outside/secret.py"}}]},
+                {"tools": [{"name": "agent_write",
+                            "arguments": {"path": "tools/greet.py", "text": "x = 1\n"}}]},
+                {"text": "Done."}]
+            reply = client.post(f"/.eve/v1/sessions/{session}/messages",
+                                json={"text": "Look at yourself."})
+            offered = {tool["function"]["name"] for tool in script.requests[0]["tools"]}
+    assert reply.status_code == 200, reply.text
+    read, escape, write = reply.json()["toolCalls"]
+    assert {"agent_files", "agent_read", "agent_write", "greet"} <= offered
+    assert read["status"] == "ok" and "Greet." in read["result"]
+    assert escape["status"] == "failed" and "leaves the agent folder" in escape["reason"]
+    assert write["status"] == "refused" and "needs approval" in write["reason"]
+    assert "Greet." in (root / "agent/tools/greet.py").read_text()
