@@ -17,6 +17,7 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
+from eve_build.sdk.interaction import InteractionError
 from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
 TOOL_TIMEOUT = 300.0
@@ -142,7 +143,10 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):
             raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
-        raise ToolCallError(describe_message(error))
+        reason = describe_message(error)
+        if isinstance(error, InteractionError) and error.hint:  # what would answer it
+            reason = f"{reason} ({error.hint})"
+        raise ToolCallError(reason)
     return check_json_value(entry.name, derive_value(tool, entry.name, done.value))
 
 

@@ -259,6 +259,7 @@ def test_a_question_nobody_answers_fails_with_its_reason(agent: Agent) -> None:
     assert told[0].outcome == "failed"
     assert "Which colour?" in str(told[0].content)
     assert "there is no one to answer here" in str(told[0].content)
+    assert "agent.toolset(ask=...)" in str(told[0].content)  # and what would answer it
 
 
 def test_a_question_goes_to_the_given_answerer(agent: Agent) -> None:
