@@ -189,3 +189,68 @@ def test_a_session_under_eve_dev_is_offered_the_tools_and_kept_inside(tmp_path: 
     assert escape["status"] == "failed" and "leaves the agent folder" in escape["reason"]
     assert write["status"] == "refused" and "needs approval" in write["reason"]
     assert "Greet." in (root / "agent/tools/greet.py").read_text()
+
+
+def test_a_session_with_the_approval_answered_edits_the_served_agent(tmp_path: Path) -> None:
+    """`eve run --approve -e eve_self.py` (a session whose approvals are answered, its model
+    the scripted server) beside a serving `eve dev`: the approved write is rebuilt by the
+    dev loop and the dev server's next HTTP session turn calls the new tool; a broken
+    write answers the model with the diagnostics and the previous generation answers."""
+    import httpx
+
+    from eve_build.dev.extensions import BUNDLED_FOLDER
+    from tests.session.engine.fake_openai import run_fake
+
+    root = _app(tmp_path)
+    self_edit = str(BUNDLED_FOLDER / "eve_self.py")
+    with run_fake() as (fake_url, script):
+        env = {"OPENAI_BASE_URL": fake_url, "OPENAI_API_KEY": "test",
+               "EVE_MODEL": "openai-chat:scripted", "EVE_MODEL_RETRIES": "0",
+               "EVE_MODEL_TIMEOUT": "60"}
+        full = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1", **env}
+
+        def eve_run(text: str, write: dict[str, str]) -> dict[str, Any]:
+            script.steps = [{"tools": [{"name": "agent_write", "arguments": write}]},
+                            {"text": "Edited."}]
+            done = subprocess.run(
+                [sys.executable, "-m", "eve_build", "run", text, "--approve", "--json",
+                 "-e", self_edit, "--path", str(root)],
+                capture_output=True, text=True, timeout=240, check=False, env=full)
+            assert "Traceback" not in done.stderr, done.stderr
+            data: dict[str, Any] = json.loads(done.stdout)
+            return data
+
+        def add_in_a_session(client: httpx.Client) -> dict[str, Any] | None:
+            """The `add` call of a new session's turn; None when `add` was not offered."""
+            session = client.post("/.eve/v1/sessions").json()["id"]
+            asked = len(script.requests)
+            script.steps = [{"tools": [{"name": "add", "arguments": {"a": 2, "b": 3}}]},
+                            {"text": "Five."}]
+            reply = client.post(f"/.eve/v1/sessions/{session}/messages",
+                                json={"text": "2+3?"})
+            assert reply.status_code == 200, reply.text
+            offered = {t["function"]["name"] for t in script.requests[asked]["tools"]}
+            if "add" not in offered:
+                return None
+            calls: list[dict[str, Any]] = reply.json()["toolCalls"]
+            return calls[0]
+
+        with _eve_dev(root, tmp_path, env=env) as url, httpx.Client(base_url=url,
+                                                                    timeout=120) as client:
+            before = add_in_a_session(client)
+            good = eve_run("add a tool", {"path": "tools/add.py", "text": ADD.format(extra="")})
+            added = add_in_a_session(client)
+            broken = eve_run("break it", {"path": "tools/add.py",
+                                          "text": "tool = define_tool(\n"})
+            still = add_in_a_session(client)
+
+    assert before is None  # no such tool yet
+    [write] = good["toolCalls"]
+    assert write["status"] == "ok", write
+    assert (write["result"]["rebuilt"], write["result"]["generation"]) == (True, 2)
+    assert added is not None and added["status"] == "ok" and added["result"] == {"sum": 5}
+    [failed] = broken["toolCalls"]
+    assert failed["status"] == "failed"
+    assert "generation 3 failed to build; generation 2 keeps running" in failed["reason"]
+    assert "agent/tools/add.py:1" in failed["reason"]
+    assert still is not None and still["status"] == "ok" and still["result"] == {"sum": 5}
