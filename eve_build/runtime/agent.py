@@ -20,7 +20,12 @@ from eve_build.diagnostics import Diagnostic
 from eve_build.errors import EveBuildError
 from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.runtime import calls, events
-from eve_build.runtime.approval import ApprovalSession, Approver
+from eve_build.runtime.approval import (
+    ApprovalRequest,
+    ApprovalSession,
+    Approver,
+    derive_approval_key,
+)
 from eve_build.runtime.calls import ToolNotFoundError as ToolNotFoundError  # re-exported
 from eve_build.runtime.local_methods import LocalMethods
 from eve_build.runtime.loopwatch import label_task
@@ -29,7 +34,7 @@ from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.redaction import Redactor
 from eve_build.runtime.snapshot import SNAPSHOT_FORMAT_VERSION
 from eve_build.runtime.surface import Resolver, Surface
-from eve_build.runtime.tools import resolve_tool
+from eve_build.runtime.tools import ToolCallError, resolve_tool, select_tool
 from eve_build.runtime.trace import logger
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.definitions import Tool
@@ -39,6 +44,8 @@ from eve_build.sdk.mount import ToolResult
 if TYPE_CHECKING:
     from eve_build.connections.tools import ConnectionTools
     from eve_build.local.layer import LocalLayer
+    from eve_build.runtime.toolset import EveToolset
+    from eve_build.sdk.interaction import Ask
 
 T = TypeVar("T")
 
@@ -125,6 +132,46 @@ class Agent(LocalMethods):
         if entry is None:
             raise self._not_found(name, surface, subagent)
         return (await resolve_tool(entry, self._pool))[0]
+
+    async def aapproval_pending(self, name: str, arguments: Mapping[str, Any] | None = None,
+                                *, subagent: str | None = None) -> ApprovalRequest | None:
+        """The request a call of `name` with `arguments` would put to an approver now, or
+        None when it would not ask (`never`, a `once` already answered, a call that fails
+        before approval: the call itself says why)."""
+        surface = await self._surface_with(name, subagent)
+        entry = surface.tools.get(name)
+        if entry is None or entry.binding.unavailable:
+            return None
+        given = {} if arguments is None else dict(arguments)
+        try:
+            tool, _ = select_tool(await resolve_tool(entry, self._pool), name, given)
+        except ToolCallError:
+            return None
+        if tool.approval is None or not self._approvals.asks(
+                tool, key=derive_approval_key(surface.path, name)):
+            return None
+        return ApprovalRequest(name, given, tool.approval.policy, entry.identity, entry.mount)
+
+    def toolset(self, subagent: str | None = None, *, approver: Approver | None = None,
+                ask: Ask | None = None) -> EveToolset:
+        """The agent's tools as a pydantic-ai toolset: `pydantic_ai.Agent(toolsets=[...])`.
+
+        Every call goes through `acall_tool` (hooks, approvals, budgets, timeouts). A call
+        that needs approval is deferred (pydantic-ai's `ApprovalRequired`) unless
+        `approver` decides it; `ask` answers `ctx.ask` (else it fails with its reason).
+        Imports pydantic-ai (the `agent` extra) only here. See docs/frameworks.md.
+        """
+        try:
+            from eve_build.runtime.toolset import EveToolset
+        except ImportError as exc:
+            if not (exc.name or "").startswith("pydantic_ai"):
+                raise
+            from eve_build.install_hint import derive_install_hint
+
+            raise EveBuildError("`toolset()` needs pydantic-ai, which is not installed",
+                                f"install it: {derive_install_hint('eve-build[agent]')}"
+                                ) from None
+        return EveToolset(self, subagent, approver=approver, ask=ask)
 
     async def acall_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, *,

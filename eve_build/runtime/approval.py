@@ -29,6 +29,11 @@ class ApprovalRequest:
 Approver = Callable[[ApprovalRequest], bool | Awaitable[bool]]
 
 
+def derive_approval_key(path: str, name: str) -> str:
+    """How the session names a tool for `once`: its name, after the subagent's path."""
+    return f"{path}/{name}" if path else name
+
+
 @dataclass
 class ApprovalSession:
     """The answers `once` remembers for the rest of the session, by tool key."""
@@ -60,6 +65,12 @@ class ApprovalSession:
         if policy == "once":
             self.remembered[key] = approved
         return None if approved else "not approved"
+
+    def asks(self, tool: Tool, *, key: str) -> bool:
+        """Whether a call of `tool` would ask the approver now (`once` asks only until it
+        has an answer)."""
+        policy = tool.approval.policy if tool.approval is not None else "never"
+        return policy == "always" or (policy == "once" and key not in self.remembered)
 
     def snapshot(self) -> dict[str, bool]:
         return dict(sorted(self.remembered.items()))

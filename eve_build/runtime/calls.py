@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eve_build.errors import EveBuildError
-from eve_build.runtime.approval import ApprovalRequest, ApprovalSession, Approver
+from eve_build.runtime.approval import (
+    ApprovalRequest,
+    ApprovalSession,
+    Approver,
+    derive_approval_key,
+)
 from eve_build.runtime.content import ContentError, check_content, derive_content, is_plain
 from eve_build.runtime.pipeline import Outcome, Trace
 from eve_build.runtime.surface import Surface
@@ -98,7 +103,7 @@ class ToolCall:
             request = ApprovalRequest(name, dict(verdict.arguments),
                                       tool.approval.policy if tool.approval else "never",
                                       self.entry.identity, self.entry.mount)
-            key = f"{self.surface.path}/{name}" if self.surface.path else name
+            key = derive_approval_key(self.surface.path, name)
             refusal = await self.approvals.refuse(tool, request, self.approver, key=key)
             if refusal is not None:
                 return self._result("refused", error=refusal)

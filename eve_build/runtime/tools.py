@@ -149,9 +149,10 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):
             raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
-        if isinstance(error, InteractionError) and error.hint:  # nobody to answer: say who could
-            raise ToolCallError(f"{describe_message(error)}; {error.hint}")
-        raise ToolCallError(describe_message(error))
+        reason = describe_message(error)
+        if isinstance(error, InteractionError) and error.hint:  # what would answer it
+            reason = f"{reason} ({error.hint})"
+        raise ToolCallError(reason)
     return derive_result(tool, entry.name, done.value)
 
 

@@ -69,6 +69,7 @@ def test_eve_dev_serves_dev_status_and_the_flag_leaves_it_out(tmp_path: Path) ->
 
     names, called = _dev_tools(root, tmp_path)
     assert "dev_status" in names and "gizmo__spin" in names
+    assert {"agent_files", "agent_read", "agent_write"} <= set(names)  # eve_self
     status = called.structured_content
     assert (status["generation"], status["status"], status["serving"]) == (1, "ready", 1)
     assert status["rebuilt"] == ["gizmo"]
@@ -81,6 +82,7 @@ def test_eve_dev_serves_dev_status_and_the_flag_leaves_it_out(tmp_path: Path) ->
 
     without, _ = _dev_tools(root, tmp_path, "--no-default-extensions")
     assert "gizmo__spin" in without and "dev_status" not in without
+    assert not {"agent_files", "agent_read", "agent_write"} & set(without)
 
 
 def test_a_failed_rebuild_shows_in_dev_status_with_the_generation_kept(tmp_path: Path) -> None:
@@ -112,3 +114,4 @@ def test_production_loads_never_include_the_bundled_extension(tmp_path: Path) ->
     with load_agent(root) as agent:  # what `eve serve` and `eve call` load
         tools = list(agent.tools())
     assert "gizmo__spin" in tools and "dev_status" not in tools
+    assert not {"agent_files", "agent_read", "agent_write"} & set(tools)
