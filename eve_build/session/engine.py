@@ -112,7 +112,7 @@ class Session:
             choice = derive_model_choice(self.options.model, self.options.environ,
                                          tree.model if path else None, root.model,
                                          recorded=self.options.recorded)
-            model = open_model(choice)
+            model = open_model(choice, self.options.environ)
         tools = AgentToolset(self.agent, self._state, path or None)
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
                                       self._delegate, self._state, self.warnings)
@@ -210,7 +210,8 @@ class Session:
                 model_settings=derive_model_settings(self.options.environ),
                 event_stream_handler=relay)
         except Exception as exc:
-            failure = derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model))
+            failure = derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model),
+                                         self.options.environ or None)
             if failure is None:
                 raise
             raise failure from None

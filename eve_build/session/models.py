@@ -67,11 +67,16 @@ def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str 
                         title="cannot start a session")
 
 
-def open_model(choice: ModelChoice) -> Model:
-    """The pydantic-ai Model for `choice` (raises a DiagnosticsError naming what is wrong)."""
+def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) -> Model:
+    """The pydantic-ai Model for `choice` (raises a DiagnosticsError naming what is wrong).
+
+    The provider reads its key and endpoint from `environ` (the loaded agent's: the
+    process environment over the project's `.env.local` and `.env`) when given."""
     from pydantic_ai.exceptions import UserError
     from pydantic_ai.models import infer_model, parse_model_id
     from pydantic_ai.providers import infer_provider_class
+
+    from eve_build.project.envfiles import lending
 
     name, title = choice.name, "cannot start a session"
     if name == TEST_MODEL:
@@ -97,7 +102,8 @@ def open_model(choice: ModelChoice) -> Model:
     except ImportError as exc:
         raise _extra_missing(name, provider, exc) from None
     try:
-        return infer_model(name)
+        with lending(environ or {}):
+            return infer_model(name)
     except ImportError as exc:
         raise _extra_missing(name, provider, exc) from None
     except UserError as exc:

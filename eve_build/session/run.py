@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,19 +93,22 @@ def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
         stored = storage.require(request.session) if request.session else None
         with load_agent(root, extensions=request.extensions,
                         snapshot=stored.snapshot if stored else None) as agent:
-            session = open_session(agent, root, stored, derive_options(request, stored))
+            session = open_session(agent, root, stored,
+                                   derive_options(request, stored, agent.environ))
             yield OpenRun(agent, session, storage, stored is not None, request.approve,
                           stored.turns if stored else 0)
     finally:
         storage.close()
 
 
-def derive_options(request: RunRequest, stored: StoredSession | None = None
-                   ) -> SessionOptions:
+def derive_options(request: RunRequest, stored: StoredSession | None = None,
+                   environ: Mapping[str, str] | None = None) -> SessionOptions:
+    """The session's options; `environ` is the loaded agent's (the process environment
+    over the project's `.env.local` and `.env`), else the process's."""
     from eve_build.session.engine import SessionOptions
 
     return SessionOptions(model=request.model, max_requests=request.max_requests,
-                          environ=dict(os.environ),
+                          environ=dict(os.environ if environ is None else environ),
                           recorded=stored.model if stored is not None else None)
 
 
