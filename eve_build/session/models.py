@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eve_build.session.errors import session_error
@@ -65,6 +66,34 @@ def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str 
                         f"set `{MODEL_VARIABLE}`, or set `define_agent(model=...)` in "
                         f"`{agent_file}`; `--model test` runs offline without a key",
                         title="cannot start a session")
+
+
+COMPILED_FILE = ".eve/compile/compiled-agent.json"
+"""eve_build.formats.compiled.COMPILED_PATH (a test keeps them equal), read here as plain
+JSON: the first error must come before pydantic's models are built."""
+
+
+def require_model(app_root: Path, given: str | None, resumed: bool) -> None:
+    """Raise `session/model-missing` at once when nothing names a model: no `given`
+    (`--model`), no `EVE_MODEL` (the environment, `.env.local`, `.env`), no
+    `define_agent(model=...)` in the compiled root agent. Imports neither the model
+    engine nor the agent. A `resumed` session (its model is in the store) and an agent
+    that is not built or does not read are left to the full path, which says what is
+    wrong with them."""
+    if given or resumed:
+        return
+    import json
+
+    from eve_build.project.envfiles import layer_environ, read_env_files
+
+    try:
+        root = json.loads((app_root / COMPILED_FILE).read_text(encoding="utf-8"))["root"]
+        own = root.get("model")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    if own is not None and not isinstance(own, str):
+        return
+    derive_model_choice(None, layer_environ(read_env_files(app_root)), None, own)
 
 
 def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) -> Model:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from eve_build.runtime.approval import Approver
 from eve_build.session.extra import require_agent_extra
+from eve_build.session.models import require_model
 from eve_build.session.problems import session_moved_on
 from eve_build.session.storage import Storage, StoredSession, open_storage
 from eve_build.session.transcript import Listener, RunResult, ignore
@@ -84,10 +85,11 @@ class OpenRun:
 @contextlib.contextmanager
 def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
     """The store, the agent (its snapshot restored when resuming) and the session."""
+    root = locate_app_root(path)
+    require_model(root, request.model, request.session is not None)  # first, and fast
     require_agent_extra()
     from eve_build.host import load_agent
 
-    root = locate_app_root(path)
     storage = open_storage(root)
     try:
         stored = storage.require(request.session) if request.session else None
