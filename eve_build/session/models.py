@@ -29,6 +29,8 @@ MODEL_VARIABLE = "EVE_MODEL"
 TIMEOUT_VARIABLE = "EVE_MODEL_TIMEOUT"
 MODEL_TIMEOUT = 120.0
 """Seconds one model request may take before the session gives up on it."""
+STREAM_VARIABLE = "EVE_MODEL_STREAM"
+"""`0`: never ask the model's server to stream (1, the default: stream while it does)."""
 RETRIES_VARIABLE = "EVE_MODEL_RETRIES"
 MODEL_RETRIES = 2
 """How often the provider's SDK retries a failed request (429, 5xx, a dropped line)."""
@@ -132,7 +134,7 @@ def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) ->
         raise _extra_missing(name, provider, exc) from None
     try:
         with lending(environ or {}):
-            return infer_model(name)
+            opened = infer_model(name)
     except ImportError as exc:
         raise _extra_missing(name, provider, exc) from None
     except UserError as exc:
@@ -147,6 +149,16 @@ def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) ->
                             f"the model `{name}` cannot be opened: {exc}",
                             "check the model name and the provider's variables",
                             title=title) from None
+    from eve_build.session.nostream import StreamOrNot
+
+    return StreamOrNot(opened, streams=derive_streaming(environ or {}))
+
+
+def derive_streaming(environ: Mapping[str, str]) -> bool:
+    """False when `EVE_MODEL_STREAM=0`: the server answers only whole completions (an
+    invalid value is refused, a SettingError)."""
+    raw = environ.get(STREAM_VARIABLE, "")
+    return not raw or parse_setting(STREAM_VARIABLE, raw) != 0
 
 
 def _extra_missing(name: str, provider: str, exc: ImportError) -> Exception:
@@ -166,6 +178,7 @@ def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
     timeout = parse_setting(TIMEOUT_VARIABLE, raw_timeout) if raw_timeout else MODEL_TIMEOUT
     retries = (int(parse_setting(RETRIES_VARIABLE, raw_retries)) if raw_retries
                else MODEL_RETRIES)
+    derive_streaming(environ)  # refused with the others, before any turn
     settings: dict[str, Any] = {"timeout": timeout, "max_retries": retries}
     return settings  # type: ignore[return-value]  # a TypedDict of these two keys
 
