@@ -51,18 +51,22 @@ RECORDED_SOURCE = "the session's recorded model"
 
 def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str | None,
                         root: str | None, *, recorded: str | None = None,
-                        agent_file: str = "agent/agent.py") -> ModelChoice:
+                        agent_file: str = "agent/agent.py",
+                        own_file: str | None = None) -> ModelChoice:
     """The model for a turn of a tree, and where it came from: `given` (`--model`), else
     `EVE_MODEL`, else `recorded` (the resumed session's model in the store), else the
-    tree's own define_agent model, else the root's. Raises session/model-missing."""
+    tree's own define_agent model (in `own_file`), else the root's (in `agent_file`).
+    Raises session/model-missing."""
     if given:
         return ModelChoice(given, "`--model`")
     if environ.get(MODEL_VARIABLE):
         return ModelChoice(environ[MODEL_VARIABLE], f"`{MODEL_VARIABLE}`")
     if recorded:
         return ModelChoice(recorded, RECORDED_SOURCE)
-    if own or root:
-        return ModelChoice(own or root or "", f"`define_agent(model=...)` in `{agent_file}`")
+    if own:
+        return ModelChoice(own, f"`define_agent(model=...)` in `{own_file or agent_file}`")
+    if root:
+        return ModelChoice(root, f"`define_agent(model=...)` in `{agent_file}`")
     raise session_error("session/model-missing", "no model is configured for this agent",
                         "pass `--model provider:model` (for example `--model openai:gpt-4.1`), "
                         f"set `{MODEL_VARIABLE}`, or set `define_agent(model=...)` in "
@@ -96,6 +100,19 @@ def require_model(app_root: Path, given: str | None, resumed: bool) -> None:
     if own is not None and not isinstance(own, str):
         return
     derive_model_choice(None, layer_environ(read_env_files(app_root)), None, own)
+
+
+def derive_agent_file(module: str | None, agent_dir: str, base: str = "eve_agent") -> str:
+    """The file of a compiled tree's `agentModule`, as diagnostics show it:
+    `agent/subagents/helper/agent.py` for the agent's own (an override folder's included),
+    `acme_crm/extension/subagents/reviewer/agent.py` for a package's."""
+    if not module:
+        return f"{agent_dir}/agent.py" if agent_dir not in ("", ".") else "agent.py"
+    path = module.replace(".", "/") + ".py"
+    if module.startswith(base + "."):
+        inside = path.removeprefix(base + "/")
+        return f"{agent_dir}/{inside}" if agent_dir not in ("", ".") else inside
+    return path
 
 
 def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) -> Model:
