@@ -96,6 +96,7 @@ def main() -> None:
         (root / "bare.py").write_text(BARE.format(count=args.tools))
         env = {**os.environ, "EVE_HOME": str(Path(folder) / "home")}
         env.pop("EVE_MODEL", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: bytecode cached
         subprocess.run([sys.executable, "-m", "eve_build", "build", "-q"], cwd=root, env=env,
                        check=True, capture_output=True)
         commands = {"bare": [sys.executable, "bare.py"],
