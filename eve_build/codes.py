@@ -82,6 +82,8 @@ CODES: dict[str, str] = {
     "runtime/mount-failed": "A mount file raised while it was imported or its factory called.",
     "runtime/mount-stale": "A mount file now mounts another package than the compiled agent.",
     "runtime/env-missing": "An `env(...)` value of a mount names an unset environment variable.",
+    "runtime/env-file-invalid": "A line of the project's `.env` or `.env.local` is not "
+                                "`NAME=value`, or the file cannot be read.",
     "runtime/extension-failed": "A mounted extension package cannot be imported.",
     "runtime/definition-failed": "A compiled contribution cannot be imported or changed kind.",
     # state: session snapshots and their migration

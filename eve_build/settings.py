@@ -54,6 +54,8 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
     NumericSetting("EVE_MODEL_TIMEOUT", "environment variable", "seconds", 0.001, WEEK,
                    "120"),
     NumericSetting("EVE_MODEL_RETRIES", "environment variable", "count", 0, 100, "2"),
+    # 0: the model's server answers only whole chat completions (eve_build.session.nostream)
+    NumericSetting("EVE_MODEL_STREAM", "environment variable", "count", 0, 1, "0"),
     NumericSetting("EVE_TURN_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "600"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),

@@ -145,6 +145,8 @@ def _print_info(data: dict[str, Any]) -> None:
     echo("hooks:" if data["hooks"] else "hooks: -")
     for source, hooks in data["hooks"].items():
         echo(f"  {source}: " + ", ".join(h["name"] for h in hooks))
+    if data.get("env"):  # where each env(...) name is set; never a value
+        echo("env: " + ", ".join(f"{e['name']} ({e['from'] or 'unset'})" for e in data["env"]))
 
 
 def _config_value(value: Any) -> str:

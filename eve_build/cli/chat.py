@@ -47,6 +47,9 @@ def chat(
                               help="The agent app (holds `.eve/`)."),
 ) -> None:
     """Talk to the agent: streamed replies, `/command args`, `/skill:name`, `/exit`."""
+    from eve_build.cli.options import require_model_early
+
+    run_core(lambda: require_model_early(path, model, session))
     from eve_build.session.run import RunRequest, open_run
 
     request = RunRequest(model=model, session=session, max_requests=max_requests,

@@ -33,3 +33,13 @@ def setting_option(default: float | str, name: str, help: str) -> Any:
             raise typer.BadParameter(f"{found.message}; {found.hint}") from None
 
     return typer.Option(default, name, help=help, callback=check)
+
+
+def require_model_early(path: Path, model: str | None, session: str | None) -> None:
+    """`session/model-missing` before the session machinery (and pydantic-ai) is imported
+    (eve_build.session.models.require_model)."""
+    from eve_build.project.app import try_find_app_root
+    from eve_build.session.models import require_model
+
+    root = try_find_app_root(path.resolve()) or path.resolve()
+    require_model(root, model, session is not None)

@@ -55,6 +55,9 @@ def echo(text: str = "", *, nl: bool = True) -> None:
 
 def echo_err(text: str = "") -> None:
     """An error line on stderr: shown even with `--quiet`."""
+    if _plain_stderr():
+        _write_err(escape_controls(text))
+        return
     _console().print(_styled(escape_controls(text)), soft_wrap=True)
 
 
@@ -152,6 +155,9 @@ def render_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         if SETTINGS.quiet and not diagnostic.is_error:
             continue
+        if _plain_stderr():
+            _write_err(str(_diagnostic_text(diagnostic, plain=True)))
+            continue
         console = console or _console()
         console.print(_diagnostic_text(diagnostic), soft_wrap=True)
 
@@ -180,6 +186,20 @@ def run_core(action: Callable[[], T], *, json_output: bool = False) -> T:
         if exc.hint:
             echo_err(f"\nhint: {exc.hint}")
         raise typer.Exit(exc.exit_code) from None
+
+
+def _plain_stderr() -> bool:
+    """stderr is no terminal and nothing forces colour: rich would write the text as it
+    is, so it is written without importing rich (a first error stays fast)."""
+    import os
+
+    return not (sys.stderr.isatty() or os.environ.get("FORCE_COLOR")
+                or os.environ.get("TTY_COMPATIBLE") or os.environ.get("TTY_INTERACTIVE"))
+
+
+def _write_err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
 
 
 def _console() -> Console:
@@ -212,7 +232,12 @@ def _styled(text: str) -> Any:
     return styled
 
 
-def _diagnostic_text(diagnostic: Diagnostic) -> Any:
+def _diagnostic_text(diagnostic: Diagnostic, *, plain: bool = False) -> Any:
+    if plain:  # the same text, unstyled
+        where = diagnostic.location()
+        hint = f"\n  hint: {escape_controls(diagnostic.hint)}" if diagnostic.hint else ""
+        return (f"{escape_controls(where) + ': ' if where else ''}{diagnostic.severity.value} "
+                f"{diagnostic.code}: {escape_controls(diagnostic.message)}{hint}")
     from rich.text import Text
 
     text = Text()

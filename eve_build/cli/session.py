@@ -43,6 +43,9 @@ def run(
     path: Path = path_option(PATH_HELP),
 ) -> None:
     """Send one message to the agent: the turns it needs, the final reply on stdout."""
+    from eve_build.cli.options import require_model_early
+
+    run_core(lambda: require_model_early(path, model, session), json_output=json_output)
     from eve_build.session.run import RunRequest, run_message
 
     request = RunRequest(model=model, session=session, approve=approve,

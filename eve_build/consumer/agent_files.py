@@ -51,6 +51,9 @@ class AgentFiles:
     instructions: dict[str, list[CompiledInstructions]] = field(default_factory=dict)
     subagent_overrides: dict[str, dict[str, list[Override]]] = field(default_factory=dict)
     # by mount path, then the subagent's local name (`reviewer`)
+    subagent_models: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    # by mount path, then local name: (model, agent-relative module of the override's
+    # `agent.py`), from an override folder's `agent = define_agent(model=...)`
 
 
 def discover_directory_mounts(sites: list[MountSite], app: App
@@ -85,8 +88,10 @@ def discover_directory_mounts(sites: list[MountSite], app: App
     return mounts, found
 
 
-def derive_agent_modules(tree: AgentTree, directories: list[DirectoryMount]) -> list[str]:
-    """Every agent-relative module to import, parents first."""
+def derive_agent_modules(tree: AgentTree, directories: list[DirectoryMount],
+                         agent_dir: Path | None = None) -> list[str]:
+    """Every agent-relative module to import, parents first (with `agent_dir`, the
+    `agent.py` of subagent override folders too)."""
     paths: list[str] = []
     for node in tree.walk():
         if node.agent_module:
@@ -96,21 +101,31 @@ def derive_agent_modules(tree: AgentTree, directories: list[DirectoryMount]) -> 
             paths.append(node.instructions)
     for override in tree.subagent_overrides:
         paths.extend(e.path for e in override.modules)
+        paths.extend(_override_agent_module(override, agent_dir, ""))
     for directory in directories:
         node = directory.tree
         paths.extend(f"{directory.relative}/{e.path}" for e in node.modules)
         for override in node.subagent_overrides:
             paths.extend(f"{directory.relative}/{e.path}" for e in override.modules)
+            paths.extend(_override_agent_module(override, agent_dir, f"{directory.relative}/"))
         if node.instructions and node.instructions.endswith(".py"):
             paths.append(f"{directory.relative}/{node.instructions}")
     return list(dict.fromkeys(paths))
+
+
+def _override_agent_module(override: AgentTree, agent_dir: Path | None, base: str
+                           ) -> list[str]:
+    """The `agent.py` of a subagent override folder, when there is one (it may set the
+    mounted subagent's model)."""
+    path = f"{base}{override.prefix}{slots.AGENT_MODULE}"
+    return [path] if agent_dir is not None and (agent_dir / path).is_file() else []
 
 
 def load_agent_files(app: App, tree: AgentTree, directories: list[DirectoryMount],
                      sites: list[MountSite]) -> tuple[AgentFiles, list[Diagnostic]]:
     """Import and check the agent's files (inside a loading environment)."""
     loaded, found = import_modules(AGENT_PACKAGE, app.agent_dir,
-                                   derive_agent_modules(tree, directories),
+                                   derive_agent_modules(tree, directories, app.agent_dir),
                                    display=app.display, package_root=app.root)
     checked, problems = check_contributions(tree, loaded, source=app.agent_dir,
                                             display=app.display, identity_prefix="agent:")

@@ -120,7 +120,8 @@ def _add_evaluated(draft: TreeDraft, mount: EvaluatedMount, files: AgentFiles
                      overrides=files.overrides.get(site.mount_path, []),
                      hooks=files.hooks.get(site.mount_path, []),
                      instructions=files.instructions.get(site.mount_path, []),
-                     subagent_overrides=files.subagent_overrides.get(site.mount_path, {}))
+                     subagent_overrides=files.subagent_overrides.get(site.mount_path, {}),
+                     subagent_models=files.subagent_models.get(site.mount_path, {}))
 
 
 def derive_compiled_mount(manifest: Manifest, *, namespace: str, mount_path: str, file: str,
@@ -143,6 +144,7 @@ def add_mount(draft: TreeDraft, mount: CompiledMount, manifest: Manifest, packag
               overrides: Sequence[Override] = (), hooks: Sequence[CompiledContribution] = (),
               instructions: Sequence[CompiledInstructions] = (),
               subagent_overrides: Mapping[str, Sequence[Override]] | None = None,
+              subagent_models: Mapping[str, tuple[str, str]] | None = None,
               ) -> list[Diagnostic]:
     """Add one mount's contributions (prefixed, overridden), instructions, subagents and
     states to `draft`; `package_dir` is the import package (`.../acme_crm`).
@@ -167,6 +169,12 @@ def add_mount(draft: TreeDraft, mount: CompiledMount, manifest: Manifest, packag
     draft.instructions.extend([*derive_instructions(record, origin, found), *instructions])
     subagents = derive_subagents(record, origin, draft.path, found, prefixed=True)
     found.extend(apply_subagent_overrides(subagents, subagent_overrides or {}, mount))
+    for draft_sub in subagents:  # a consumer's model for a mounted subagent
+        local = (draft_sub.name or "").removeprefix(f"{mount.namespace}__")
+        if subagent_models and local in subagent_models:
+            model, module = subagent_models[local]
+            draft_sub.model = model
+            draft_sub.agent_module = f"{AGENT_PACKAGE}.{dotted(module)}"
     draft.subagents.extend(subagents)
     draft.mounts.append(mount)
     draft.states.extend(derive_states(record, mount_path=mount.mount_path,

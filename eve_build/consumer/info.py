@@ -2,7 +2,9 @@
 
 The keys are exactly the contract's: status, diagnostics, instructions, tools,
 toolInputSchemas, skills, subagents, schedules, channels, extensions; plus `hooks`
-(per source, in run order) and `toolsSource`. `mount` means the namespace everywhere
+(per source, in run order), `toolsSource` and `env`: each `env(...)` name of the
+mounts and connections with where it is set (`environment`, `.env.local`, `.env`, or
+null), never its value (eve_build.project.envfiles). `mount` means the namespace everywhere
 (`crm`); the logical place that keys state is `mountPath` (`extensions/crm`).
 
 The tools (and their input schemas) are the agent's surface when the caller gives a
@@ -13,14 +15,16 @@ one, or when it cannot answer, they are the compiled ones, and `toolsSource` say
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from eve_build.consumer.compile import run_compilation
 from eve_build.diagnostics import Diagnostics, summarize
 from eve_build.formats.compiled import CompiledAgent, CompiledTree, walk_trees
-from eve_build.sdk.env import is_env_json
+from eve_build.project.envfiles import EnvFiles, read_env_files
+from eve_build.sdk.env import ENV_MARKER, is_env_json
 
 HIDDEN = "(hidden)"
 """A config value given in the mount file, shown only with `show_config` (it may be a
@@ -38,6 +42,14 @@ def describe_agent(app_root: Path, agent: str | None = None, *, show_config: boo
     with `surface`, the tools are the built agent's surface (see the module's doc)."""
     result = run_compilation(app_root, agent, write_members=False)
     info = derive_info(result.compiled, result.diagnostics, show_config=show_config)
+    if result.compiled is not None and result.app is not None:
+        files = read_env_files(result.app.root)
+        info["env"] = derive_env_sources(result.compiled, files, os.environ)
+        if files.problems:  # the load would stop on them; the compile does not
+            items = info["diagnostics"]["items"] + summarize(list(files.problems))["items"]
+            info["diagnostics"] = {"errors": sum(d["severity"] == "error" for d in items),
+                                   "warnings": sum(d["severity"] == "warning" for d in items),
+                                   "items": items}
     if surface is not None and result.compiled is not None and result.app is not None:
         info.update(surface(result.app.root, result.compiled))
     return info
@@ -77,7 +89,34 @@ def derive_info(compiled: CompiledAgent | None, diagnostics: Diagnostics, *,
     ]
     info["hooks"] = derive_hooks_by_source(root) if root else {}
     info["toolsSource"] = {"from": "compiled", "note": None}
+    info["env"] = []
     return info
+
+
+def derive_env_sources(compiled: CompiledAgent, files: EnvFiles,
+                       environ: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each `env(...)` name of the agent's mounts and connections, sorted: `name`, `from`
+    (`environment`, `.env.local`, `.env`, or None when unset) and `files` (where it is
+    read). Never a value."""
+    used: dict[str, set[str]] = {}
+
+    def walk(value: Any, file: str) -> None:
+        if is_env_json(value):
+            used.setdefault(str(value[ENV_MARKER]), set()).add(file)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item, file)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, file)
+
+    for tree in walk_trees(compiled.root):
+        for mount in tree.mounts:
+            walk(mount.config, mount.file)
+        for connection in tree.connections:
+            walk(connection.details, connection.file)
+    return [{"name": name, "from": files.origin(name, environ), "files": sorted(used[name])}
+            for name in sorted(used)]
 
 
 def derive_hooks_by_source(tree: CompiledTree) -> dict[str, list[dict[str, Any]]]:

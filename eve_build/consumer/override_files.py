@@ -19,6 +19,7 @@ from eve_build.diagnostics import Diagnostic, error
 from eve_build.load.importer import LoadedModules
 from eve_build.naming import split_qualified
 from eve_build.project.app import App
+from eve_build.sdk.definitions import Agent
 from eve_build.source.layout import AgentTree, SkillEntry
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def load_subagent_override(app: App, override: AgentTree, base: str, mount_path:
     """Override files for the mounted subagent `local`: module slots and skills replace (or
     disable) its contributions of the same name; anything else is unsupported here."""
     found = _find_wholesale_files(app, override, base, local)
+    found.extend(_load_model_override(app, override, base, mount_path, local, loaded, files))
     collected = files.subagent_overrides.setdefault(mount_path, {}).setdefault(local, [])
     for entry in override.modules:
         path, shown = f"{base}{entry.path}", f"{app.display}{base}{entry.path}"
@@ -87,10 +89,7 @@ def _find_wholesale_files(app: App, override: AgentTree, base: str,
     """An error for each file of an override folder that would change the subagent itself
     (its description and model, instructions, mounts or nested subagents): an override
     folder replaces contributions by name; the subagent stays the package's."""
-    agent_file = f"{override.prefix}{slots.AGENT_MODULE}"
-    has_agent = (app.agent_dir / f"{base}{agent_file}").is_file()
-    pieces = [(agent_file if has_agent else None, "its description and model"),
-              (override.instructions, "its instructions"),
+    pieces = [(override.instructions, "its instructions"),
               *((f"{sub.prefix.rstrip('/')}/", "its nested subagents")
                 for sub in override.subagents),
               *((mount, "its mounts") for mount in override.mounts)]
@@ -103,6 +102,31 @@ def _find_wholesale_files(app: App, override: AgentTree, base: str,
         "instructions, define your own subagent under another name in "
         f"`{app.display}subagents/` (it may mount the same package)",
     ) for path, what in pieces if path]
+
+
+def _load_model_override(app: App, override: AgentTree, base: str, mount_path: str,
+                         local: str, loaded: LoadedModules, files: AgentFiles
+                         ) -> list[Diagnostic]:
+    """The override folder's `agent.py`: `agent = define_agent(model=...)` and nothing
+    else sets the mounted subagent's model; a description (or anything else) is an error,
+    as the subagent stays the package's."""
+    path = f"{base}{override.prefix}{slots.AGENT_MODULE}"
+    if not (app.agent_dir / path).is_file():
+        return []
+    shown = f"{app.display}{path}"
+    module = loaded.modules.get(path)
+    if module is None:  # it did not import: the import's own diagnostic says why
+        return []
+    value = getattr(module, slots.AGENT_ATTRIBUTE, None)
+    if isinstance(value, Agent) and value.model and not value.description:
+        files.subagent_models.setdefault(mount_path, {})[local] = (value.model, path)
+        return []
+    return [error(
+        "mount/override-unsupported", shown,
+        f"`{shown}` would change its description of the mounted subagent `{local}`, which "
+        "an override folder cannot do: its `agent.py` may only set the model",
+        "write `agent = define_agent(model=\"provider:model\")` and nothing else, or define "
+        f"your own subagent under another name in `{app.display}subagents/`")]
 
 
 def _root_override(app: App, node: AgentTree, slot: slots.Slot, qualified: str, path: str,

@@ -16,7 +16,7 @@ from pathlib import Path
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.errors import UsageError
-from eve_build.project.pyproject import PYPROJECT
+from eve_build.project.options import PYPROJECT
 
 AGENT_DIRECTORY = "agent"
 AGENTS_DIRECTORY = "agents"

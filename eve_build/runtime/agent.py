@@ -79,6 +79,10 @@ class Agent(LocalMethods):
     redactor: Redactor = Redactor()
     """Redacts the env values of this agent's mounts from errors, traces and logs (set by
     `open_agent`); every result `acall_tool` returns has passed it."""
+    environ: Mapping[str, str] = {}
+    """The environment the agent was loaded with: the process's over the project's
+    `.env.local` and `.env` (eve_build.project.envfiles); sessions read the model's
+    variables from it (set by `open_agent`)."""
 
     def __init__(self, compiled: CompiledAgent, surfaces: dict[str, Surface],
                  states: MutableMapping[str, Any], pool: WorkerPool, scope: ModuleScope,

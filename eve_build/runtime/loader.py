@@ -34,6 +34,7 @@ from eve_build.formats.compiled import (
     walk_trees,
 )
 from eve_build.project.app import try_find_app_root
+from eve_build.project.envfiles import layer_environ, read_env_files
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.modules import ModuleScope
 from eve_build.runtime.mounts import open_mounts
@@ -99,8 +100,19 @@ def open_compiled_agent(
     extension is dropped, never fatal); `open_connections` the connections' tools (an
     agent with connections and no opener has none of their tools). `open_agent`
     (`eve_build.host`) passes both.
+
+    Without `environ`, the agent reads the process environment over the app root's
+    `.env.local` and `.env` (eve_build.project.envfiles); every value of those files
+    is redacted like an `env(...)` value.
     """
     root = app_root.resolve()
+    files = read_env_files(root) if environ is None else None
+    if files is not None and files.problems:
+        raise DiagnosticsError("cannot load the agent", list(files.problems))
+    if files is not None:
+        environ = layer_environ(files)
+        remember(files.secrets())
+    assert environ is not None
     invalid = find_setting_problems(RUNTIME_SETTINGS, os.environ)
     if invalid:  # before any import: a 1e10 s timer raises, one of 1e308 s bounds nothing
         raise DiagnosticsError("cannot load the agent", invalid)
@@ -118,7 +130,7 @@ def open_compiled_agent(
         secrets: dict[str, str] = {}
         bindings, found = open_mounts(
             [m for tree in trees for m in tree.mounts], states=states,
-            environ=os.environ if environ is None else environ, given=mounts, secrets=secrets)
+            environ=environ, given=mounts, secrets=secrets)
         remember(secrets)
         resolver = Resolver(bindings, Binding(None, None, "", None, states),
                             {m.mount_path: m.import_name for t in trees for m in t.mounts})
@@ -129,15 +141,16 @@ def open_compiled_agent(
             surfaces[tree.path if tree is not compiled.root else ""] = surface
             found.extend(problems)
         if any(d.is_error for d in found):
-            raise DiagnosticsError("cannot load the agent", redact_diagnostics(found, secrets))
+            raise DiagnosticsError("cannot load the agent", redact_diagnostics(
+                found, {**(files.secrets() if files else {}), **secrets}))
         layer = open_layer(root, states, pool) if open_layer is not None else None
         agent = Agent(compiled, surfaces, states, pool, scope, layer)
         agent.resolver = resolver
         if open_connections is not None and any(tree.connections for tree in trees):
             # their tools join on first need
-            agent.connections = open_connections(
-                agent, os.environ if environ is None else environ)
-        agent.redactor = derive_redactor(secrets)
+            agent.connections = open_connections(agent, environ)
+        agent.environ = environ
+        agent.redactor = derive_redactor({**(files.secrets() if files else {}), **secrets})
         if snapshot is not None:
             agent.load_snapshot(snapshot)
         agent.start()

@@ -204,7 +204,8 @@ class SessionRoutes:
         from eve_build.session.engine import SessionOptions
 
         options = SessionOptions(model=model, recorded=recorded,
-                                 environ=dict(self.environ or {}) or _environ())
+                                 environ=dict(self.environ or {})
+                                 or dict(generation.agent.environ) or _environ())
         stored = StoredSession(session_id, recorded) if session_id else None
         return open_session(generation.agent, self.root, stored, options)
 

@@ -31,6 +31,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from eve_build.diagnostics import Diagnostic
+from eve_build.errors import DiagnosticsError
 from eve_build.local.messages import aroute_message
 from eve_build.runtime.agent import Agent
 from eve_build.runtime.approval import Approver
@@ -39,10 +40,11 @@ from eve_build.runtime.prompt import aassemble_loaded_prompt
 from eve_build.sdk.interaction import SampleRequest, interacting
 from eve_build.session.answerers import SessionLog, find_subagent, sample_once
 from eve_build.session.errors import session_error
-from eve_build.session.extras import derive_extra_toolset, derive_skill_lines
+from eve_build.session.extras import DelegationFailed, derive_extra_toolset, derive_skill_lines
 from eve_build.session.failures import derive_run_failure
 from eve_build.session.models import (
     ModelChoice,
+    derive_agent_file,
     derive_model_choice,
     derive_model_settings,
     describe_endpoint,
@@ -112,10 +114,13 @@ class Session:
             choice = ModelChoice(self.options.model or "given", "the caller")
             model = self.options.instance
         else:
-            choice = derive_model_choice(self.options.model, self.options.environ,
-                                         tree.model if path else None, root.model,
-                                         recorded=self.options.recorded)
-            model = open_model(choice)
+            agent_dir = self.agent.compiled.agent_dir
+            choice = derive_model_choice(
+                self.options.model, self.options.environ, tree.model if path else None,
+                root.model, recorded=self.options.recorded,
+                agent_file=derive_agent_file(root.agent_module, agent_dir),
+                own_file=derive_agent_file(tree.agent_module, agent_dir) if path else None)
+            model = open_model(choice, self.options.environ)
         silence_engine_banner()
         tools = AgentToolset(self.agent, self._state, path or None)
         extras = derive_extra_toolset(self.agent, self.app_root, tree, not path,
@@ -198,6 +203,11 @@ class Session:
         return reply
 
     async def _delegate(self, path: str, task: str, ctx: RunContext[Any]) -> str:
+        try:  # a subagent's model is opened when it is first delegated to
+            self._open(path)
+        except DiagnosticsError as exc:  # its bad model fails this delegation, not the run
+            self.warnings.extend(exc.diagnostics)
+            raise DelegationFailed(path, exc) from None
         pipeline = self.agent.surface(path).pipeline
         await emit(pipeline, "turn.start", text=task, subagent=path)
         _, reply = await self._run(path, task, ctx.usage, [])
@@ -236,7 +246,8 @@ class Session:
                 model_settings=derive_model_settings(self.options.environ),
                 event_stream_handler=relay)
         except Exception as exc:
-            failure = derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model))
+            failure = derive_run_failure(exc, tree.choice.name, describe_endpoint(tree.model),
+                                         self.options.environ or None)
             if failure is None:
                 raise
             raise failure from None

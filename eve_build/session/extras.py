@@ -31,6 +31,18 @@ Delegate = Callable[[str, str, RunContext[Any]], Awaitable[str]]
 """(subagent path, task, the caller's run context) -> the subagent's answer."""
 
 
+class DelegationFailed(Exception):
+    """The subagent cannot run (its model does not open): this delegation fails, with the
+    diagnostic's message and hint as the tool's answer; the caller's turn goes on."""
+
+    def __init__(self, path: str, error: EveBuildError) -> None:
+        first = getattr(error, "diagnostics", [None])[0]
+        message = first.message if first is not None else error.message
+        hint = first.hint if first is not None else error.hint
+        super().__init__(f"the subagent `{path}` cannot run: {message}"
+                         + (f" ({hint})" if hint else ""))
+
+
 def derive_skill_lines(tree: CompiledTree) -> str:
     """The instructions' skills section (empty for a tree without skills)."""
     if not tree.skills:
@@ -83,7 +95,12 @@ def _delegation(name: str, path: str, delegate: Delegate,
                 state: RunState) -> Callable[..., Awaitable[str]]:
     async def delegate_task(ctx: RunContext[Any], task: str) -> str:
         """task: what the subagent should do, with everything it needs to know."""
-        reply = await delegate(path, task, ctx)
+        try:
+            reply = await delegate(path, task, ctx)
+        except DelegationFailed as exc:
+            state.tool_calls.append(ToolCallRecord(name, {"task": task}, "failed",
+                                                   reason=str(exc)))
+            return f"failed: {exc}"
         state.tool_calls.append(ToolCallRecord(name, {"task": task}, "ok", reply))
         return reply
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eve_build.session.errors import session_error
@@ -28,6 +29,8 @@ MODEL_VARIABLE = "EVE_MODEL"
 TIMEOUT_VARIABLE = "EVE_MODEL_TIMEOUT"
 MODEL_TIMEOUT = 120.0
 """Seconds one model request may take before the session gives up on it."""
+STREAM_VARIABLE = "EVE_MODEL_STREAM"
+"""`0`: never ask the model's server to stream (1, the default: stream while it does)."""
 RETRIES_VARIABLE = "EVE_MODEL_RETRIES"
 MODEL_RETRIES = 2
 """How often the provider's SDK retries a failed request (429, 5xx, a dropped line)."""
@@ -48,18 +51,22 @@ RECORDED_SOURCE = "the session's recorded model"
 
 def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str | None,
                         root: str | None, *, recorded: str | None = None,
-                        agent_file: str = "agent/agent.py") -> ModelChoice:
+                        agent_file: str = "agent/agent.py",
+                        own_file: str | None = None) -> ModelChoice:
     """The model for a turn of a tree, and where it came from: `given` (`--model`), else
     `EVE_MODEL`, else `recorded` (the resumed session's model in the store), else the
-    tree's own define_agent model, else the root's. Raises session/model-missing."""
+    tree's own define_agent model (in `own_file`), else the root's (in `agent_file`).
+    Raises session/model-missing."""
     if given:
         return ModelChoice(given, "`--model`")
     if environ.get(MODEL_VARIABLE):
         return ModelChoice(environ[MODEL_VARIABLE], f"`{MODEL_VARIABLE}`")
     if recorded:
         return ModelChoice(recorded, RECORDED_SOURCE)
-    if own or root:
-        return ModelChoice(own or root or "", f"`define_agent(model=...)` in `{agent_file}`")
+    if own:
+        return ModelChoice(own, f"`define_agent(model=...)` in `{own_file or agent_file}`")
+    if root:
+        return ModelChoice(root, f"`define_agent(model=...)` in `{agent_file}`")
     raise session_error("session/model-missing", "no model is configured for this agent",
                         "pass `--model provider:model` (for example `--model openai:gpt-4.1`), "
                         f"set `{MODEL_VARIABLE}`, or set `define_agent(model=...)` in "
@@ -67,11 +74,57 @@ def derive_model_choice(given: str | None, environ: Mapping[str, str], own: str 
                         title="cannot start a session")
 
 
-def open_model(choice: ModelChoice) -> Model:
-    """The pydantic-ai Model for `choice` (raises a DiagnosticsError naming what is wrong)."""
+COMPILED_FILE = ".eve/compile/compiled-agent.json"
+"""eve_build.formats.compiled.COMPILED_PATH (a test keeps them equal), read here as plain
+JSON: the first error must come before pydantic's models are built."""
+
+
+def require_model(app_root: Path, given: str | None, resumed: bool) -> None:
+    """Raise `session/model-missing` at once when nothing names a model: no `given`
+    (`--model`), no `EVE_MODEL` (the environment, `.env.local`, `.env`), no
+    `define_agent(model=...)` in the compiled root agent. Imports neither the model
+    engine nor the agent. A `resumed` session (its model is in the store) and an agent
+    that is not built or does not read are left to the full path, which says what is
+    wrong with them."""
+    if given or resumed:
+        return
+    import json
+
+    from eve_build.project.envfiles import layer_environ, read_env_files
+
+    try:
+        root = json.loads((app_root / COMPILED_FILE).read_text(encoding="utf-8"))["root"]
+        own = root.get("model")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    if own is not None and not isinstance(own, str):
+        return
+    derive_model_choice(None, layer_environ(read_env_files(app_root)), None, own)
+
+
+def derive_agent_file(module: str | None, agent_dir: str, base: str = "eve_agent") -> str:
+    """The file of a compiled tree's `agentModule`, as diagnostics show it:
+    `agent/subagents/helper/agent.py` for the agent's own (an override folder's included),
+    `acme_crm/extension/subagents/reviewer/agent.py` for a package's."""
+    if not module:
+        return f"{agent_dir}/agent.py" if agent_dir not in ("", ".") else "agent.py"
+    path = module.replace(".", "/") + ".py"
+    if module.startswith(base + "."):
+        inside = path.removeprefix(base + "/")
+        return f"{agent_dir}/{inside}" if agent_dir not in ("", ".") else inside
+    return path
+
+
+def open_model(choice: ModelChoice, environ: Mapping[str, str] | None = None) -> Model:
+    """The pydantic-ai Model for `choice` (raises a DiagnosticsError naming what is wrong).
+
+    The provider reads its key and endpoint from `environ` (the loaded agent's: the
+    process environment over the project's `.env.local` and `.env`) when given."""
     from pydantic_ai.exceptions import UserError
     from pydantic_ai.models import infer_model, parse_model_id
     from pydantic_ai.providers import infer_provider_class
+
+    from eve_build.project.envfiles import lending
 
     name, title = choice.name, "cannot start a session"
     if name == TEST_MODEL:
@@ -97,7 +150,8 @@ def open_model(choice: ModelChoice) -> Model:
     except ImportError as exc:
         raise _extra_missing(name, provider, exc) from None
     try:
-        return infer_model(name)
+        with lending(environ or {}):
+            opened = infer_model(name)
     except ImportError as exc:
         raise _extra_missing(name, provider, exc) from None
     except UserError as exc:
@@ -112,6 +166,16 @@ def open_model(choice: ModelChoice) -> Model:
                             f"the model `{name}` cannot be opened: {exc}",
                             "check the model name and the provider's variables",
                             title=title) from None
+    from eve_build.session.nostream import StreamOrNot
+
+    return StreamOrNot(opened, streams=derive_streaming(environ or {}))
+
+
+def derive_streaming(environ: Mapping[str, str]) -> bool:
+    """False when `EVE_MODEL_STREAM=0`: the server answers only whole completions (an
+    invalid value is refused, a SettingError)."""
+    raw = environ.get(STREAM_VARIABLE, "")
+    return not raw or parse_setting(STREAM_VARIABLE, raw) != 0
 
 
 def _extra_missing(name: str, provider: str, exc: ImportError) -> Exception:
@@ -131,6 +195,7 @@ def derive_model_settings(environ: Mapping[str, str]) -> ModelSettings:
     timeout = parse_setting(TIMEOUT_VARIABLE, raw_timeout) if raw_timeout else MODEL_TIMEOUT
     retries = (int(parse_setting(RETRIES_VARIABLE, raw_retries)) if raw_retries
                else MODEL_RETRIES)
+    derive_streaming(environ)  # refused with the others, before any turn
     settings: dict[str, Any] = {"timeout": timeout, "max_retries": retries}
     return settings  # type: ignore[return-value]  # a TypedDict of these two keys
 

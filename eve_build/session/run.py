@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from eve_build.runtime.approval import Approver
 from eve_build.sdk.interaction import interacting
 from eve_build.session.extra import require_agent_extra
+from eve_build.session.models import require_model
 from eve_build.session.problems import session_moved_on
 from eve_build.session.storage import Storage, StoredSession, open_storage
 from eve_build.session.transcript import Listener, RunResult, ignore
@@ -85,17 +86,19 @@ class OpenRun:
 @contextlib.contextmanager
 def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
     """The store, the agent (its snapshot restored when resuming) and the session."""
+    root = locate_app_root(path)
+    require_model(root, request.model, request.session is not None)  # first, and fast
     require_agent_extra()
     from eve_build.host import load_agent
 
-    root = locate_app_root(path)
     storage = open_storage(root)
     try:
         stored = storage.require(request.session) if request.session else None
         with interacting(model=derive_setup_model(root, request, stored)), load_agent(
                 root, extensions=request.extensions,
                 snapshot=stored.snapshot if stored else None) as agent:
-            session = open_session(agent, root, stored, derive_options(request, stored))
+            session = open_session(agent, root, stored,
+                                   derive_options(request, stored, agent.environ))
             yield OpenRun(agent, session, storage, stored is not None, request.approve,
                           stored.turns if stored else 0)
     finally:
@@ -120,12 +123,14 @@ def derive_setup_model(root: Path, request: RunRequest, stored: StoredSession | 
         return None
 
 
-def derive_options(request: RunRequest, stored: StoredSession | None = None
-                   ) -> SessionOptions:
+def derive_options(request: RunRequest, stored: StoredSession | None = None,
+                   environ: Mapping[str, str] | None = None) -> SessionOptions:
+    """The session's options; `environ` is the loaded agent's (the process environment
+    over the project's `.env.local` and `.env`), else the process's."""
     from eve_build.session.engine import SessionOptions
 
     return SessionOptions(model=request.model, max_requests=request.max_requests,
-                          environ=dict(os.environ),
+                          environ=dict(os.environ if environ is None else environ),
                           recorded=stored.model if stored is not None else None)
 
 

@@ -37,7 +37,7 @@ def test_info_json_matches_the_golden_file(make_app: MakeApp, update_golden: boo
     data = json.loads(result.stdout)
     assert list(data) == ["status", "diagnostics", "instructions", "tools", "toolInputSchemas",
                           "skills", "subagents", "schedules", "channels", "extensions", "hooks",
-                          "toolsSource"]
+                          "toolsSource", "env"]
     assert _files(root) == before  # info writes nothing: no `.eve/`, no extension output
     golden = GOLDEN_INFO / f"{fixture}.json"
     text = json.dumps(data, indent=2) + "\n"

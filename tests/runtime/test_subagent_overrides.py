@@ -75,7 +75,7 @@ def test_an_override_of_a_subagent_the_package_lacks_is_a_warning(tmp_path: Path
 @pytest.mark.parametrize(("files", "shown", "what"), [
     ({"subagents/crm__reviewer/agent.py":
       "from eve_build.sdk import define_agent\n\nagent = define_agent(description='Mine.')\n"},
-     "agent/subagents/crm__reviewer/agent.py", "its description and model"),
+     "agent/subagents/crm__reviewer/agent.py", "its description"),
     ({"subagents/crm__reviewer/instructions.md": "Be lenient.\n"},
      "agent/subagents/crm__reviewer/instructions.md", "its instructions"),
     ({"extensions/crm/subagents/reviewer/instructions.md": "Be lenient.\n"},
@@ -95,3 +95,56 @@ def test_an_override_folder_cannot_change_the_subagent_itself(
     assert f"would change {what} of the mounted subagent `reviewer`" in problem.message
     assert "define your own subagent under another name" in problem.hint
     assert not (root / ".eve" / "compile" / "compiled-agent.json").exists()
+
+
+MODEL_ONLY = ("from eve_build.sdk import define_agent\n\n"
+              "agent = define_agent(model={model!r})\n")
+
+
+@pytest.mark.parametrize(("mount", "folder"), [
+    ("extensions/crm.py", "subagents/crm__reviewer"),
+    ("extensions/crm/extension.py", "extensions/crm/subagents/reviewer"),
+])
+def test_an_override_folders_agent_py_sets_the_mounted_subagents_model(
+    tmp_path: Path, mount: str, folder: str
+) -> None:
+    root = make_app(tmp_path / "app", ["acme-crm"], {
+        mount: CRM, f"{folder}/agent.py": MODEL_ONLY.format(model="openai:gpt-4.1")})
+    compiled = compile_app(root)
+
+    [reviewer] = [t for t in compiled.root.subagents if t.path == "crm__reviewer"]
+    assert reviewer.model == "openai:gpt-4.1"
+    assert reviewer.agent_module == f"eve_agent.{folder.replace('/', '.')}.agent"
+    assert reviewer.description  # the package's, kept
+    assert [t.model for t in reviewer.subagents] == [None]  # its nested one is the package's
+
+
+ROOT_TEST_MODEL = MODEL_ONLY.format(model="test")
+
+
+def test_a_bad_subagent_model_fails_only_its_delegation_naming_its_file(
+    tmp_path: Path
+) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = make_app(tmp_path / "app", ["acme-crm"], {
+        "extensions/crm.py": CRM, "agent.py": ROOT_TEST_MODEL,
+        "subagents/crm__reviewer/agent.py": MODEL_ONLY.format(model="gpt-x")})
+    compile_app(root)
+    env = {k: v for k, v in os.environ.items() if k != "EVE_MODEL"}
+    done = subprocess.run([sys.executable, "-m", "eve_build", "run", "review it", "--json",
+                           "--path", str(root)], env={**env, "EVE_HOME": str(tmp_path / "h")},
+                          capture_output=True, text=True, timeout=180, check=False)
+
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    [delegation] = [c for c in data["toolCalls"] if c["name"] == "delegate_crm__reviewer"]
+    assert delegation["status"] == "failed"
+    assert delegation["reason"].startswith(
+        "the subagent `crm__reviewer` cannot run: the model `gpt-x` (from "
+        "`define_agent(model=...)` in `agent/subagents/crm__reviewer/agent.py`) names no "
+        "provider")
+    assert any(c["status"] == "ok" for c in data["toolCalls"])  # the rest of the turn ran

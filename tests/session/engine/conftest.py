@@ -162,6 +162,7 @@ def model_env(fake: tuple[str, Script], eve_home: Path) -> dict[str, str]:
     url, script = fake
     script.steps = []
     script.requests.clear()
+    script.streams = True
     # A generous model timeout: the fake answers at once, so a request that must succeed
     # never meets it on a busy machine; the timeout tests set their own, shorter one.
     return {**os.environ, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test",

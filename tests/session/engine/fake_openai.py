@@ -10,7 +10,9 @@ messages joined with `|`); `{"status": 500, "reflect": true}` answers with the r
 `Authorization` header in the error body (a proxy that echoes it); `{"raw": {...}}`
 answers that JSON (a broken provider). With no step left the answer is `script.default`
 (the text `done` unless a test sets it). `GET /_requests` returns every request body
-received, in order.
+received, in order. `script.streams = False` makes it a server that does not stream: a
+request asking for a stream gets the whole completion as plain JSON all the same (and
+the step stays for the request the client sends again without streaming).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Script:
         self.requests: list[dict[str, Any]] = []
         self.default: dict[str, Any] = {"text": "done"}
         self.gate = threading.Event()
+        self.streams = True  # False: whole completions only, even when asked to stream
 
 
 def create_fake(script: Script) -> Starlette:
@@ -50,7 +53,10 @@ def create_fake(script: Script) -> Starlette:
     async def completions(request: Request) -> Response:
         body = await request.json()
         script.requests.append(body)
-        step = script.steps.pop(0) if script.steps else script.default
+        if body.get("stream") and not script.streams and script.steps:
+            step = script.steps[0]  # answered whole, unread by the client: asked again
+        else:
+            step = script.steps.pop(0) if script.steps else script.default
         if step.get("gate"):
             while not script.gate.is_set():
                 await asyncio.sleep(0.02)
@@ -71,7 +77,7 @@ def create_fake(script: Script) -> Starlette:
                                                "data: [DONE]\n\n"]),
                                          media_type="text/event-stream")
             return JSONResponse(step["raw"])
-        if body.get("stream"):
+        if body.get("stream") and script.streams:
             return StreamingResponse(_chunks(body["model"], step),
                                      media_type="text/event-stream")
         return JSONResponse(_completion(body["model"], step))
