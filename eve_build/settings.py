@@ -55,6 +55,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
                    "120"),
     NumericSetting("EVE_MODEL_RETRIES", "environment variable", "count", 0, 100, "2"),
     NumericSetting("EVE_TURN_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "600"),
+    NumericSetting("EVE_INPUT_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "300"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),

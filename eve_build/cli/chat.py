@@ -2,7 +2,8 @@
 
 Tokens stream to stdout as they come; tool calls, custom messages and notices go to
 stderr. `/command args` and `/skill:name` work as in `eve run`; `/exit` (or Ctrl-D)
-leaves. A tool that asks for approval (`always()`, `once()`) prompts `[y/N]`.
+leaves. A tool that asks for approval (`always()`, `once()`) prompts `[y/N]`, and a
+tool's `ctx.ask` is asked field by field (eve_build.cli.asking: one path for both).
 Ctrl-C during a turn cancels that turn (nothing of it is committed) and keeps the
 session; Ctrl-C at the prompt only clears the line.
 """
@@ -10,7 +11,6 @@ session; Ctrl-C at the prompt only clears the line.
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import sys
 from pathlib import Path
@@ -23,7 +23,6 @@ from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import echo_err, render_diagnostics, run_core
 
 if TYPE_CHECKING:
-    from eve_build.runtime.approval import ApprovalRequest
     from eve_build.session.run import OpenRun
     from eve_build.session.transcript import RunResult, SessionEvent
 
@@ -90,10 +89,15 @@ def _read() -> str | None:
 
 
 def _turn(opened: OpenRun, text: str) -> None:
+    from eve_build.cli.asking import terminal_ask
+    from eve_build.runtime.approval import asking_approver
+    from eve_build.sdk.interaction import interacting
+
     async def run() -> RunResult | None:
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(opened.asend(text, listener=_print_event,
-                                                  approver=_ask))
+        with interacting(ask=terminal_ask, loop=loop):
+            task = asyncio.ensure_future(opened.asend(
+                text, listener=_print_event, approver=asking_approver(terminal_ask)))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             return await task
@@ -122,23 +126,3 @@ def _print_event(event: SessionEvent) -> None:
         echo_err(f"\ntool: {data['name']} {outcome}")
     elif event.kind == "custom":
         echo_err(f"{data['extension']}: {data['text']}")
-
-
-_ASKING: list[asyncio.Lock] = []  # one question at a time, though tools run in parallel
-
-
-async def _ask(request: ApprovalRequest) -> bool:
-    question = (f"\napprove `{request.tool}` {json.dumps(request.arguments)} "
-                f"({request.policy})? [y/N] ")
-    if not _ASKING:
-        _ASKING.append(asyncio.Lock())
-    async with _ASKING[0]:
-        answer = await asyncio.get_running_loop().run_in_executor(None, _input, question)
-    return answer.strip().lower() in ("y", "yes")
-
-
-def _input(question: str) -> str:
-    try:
-        return input(question)
-    except (EOFError, KeyboardInterrupt):
-        return ""

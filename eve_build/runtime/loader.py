@@ -58,7 +58,8 @@ ConnectionsOpener = Callable[[Agent, Mapping[str, str]], "ConnectionTools"]
 
 HOOK_BUDGET = 5.0
 """Seconds each hook handler may take (DESIGN.md section 6)."""
-RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT", "EVE_TURN_TIMEOUT")
+RUNTIME_SETTINGS = ("EVE_TOOL_TIMEOUT", "EVE_SCHEDULE_TIMEOUT", "EVE_TURN_TIMEOUT",
+                    "EVE_INPUT_TIMEOUT")
 """The environment variables of eve_build.settings the runtime reads, checked at load."""
 
 
