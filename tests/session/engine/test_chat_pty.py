@@ -109,3 +109,54 @@ def test_chat_in_a_terminal(app: Path, model_env: dict[str, str],
         assert users == ["hi", "wipe the disk", "are you there?"]
     finally:
         store.close()
+
+
+def test_chat_asks_a_tools_question_field_by_field(app: Path, model_env: dict[str, str],
+                                                   fake: tuple[str, Script]) -> None:
+    script = fake[1]
+    book = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]}, {"text": "booked"}]
+    term = Terminal(["-m", "eve_build", "chat", "--model", "openai-chat:scripted",
+                     "--path", str(app), "-e", str(app / "ext/talk.py")],
+                    {**model_env, "TERM": "dumb"})
+    term.expect("> ")
+
+    script.steps = list(book)
+    term.send("book Rome\r")
+    term.expect("Booking Rome: the details?")
+    term.expect("Name (who travels): ")
+    term.send("\r")  # required, no default: asked again
+    term.expect("an answer is needed (Ctrl-D declines the question)")
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("lots\r")  # not an integer: asked again
+    term.expect("try again")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("3\r")
+    term.expect("Meal [veg/fish] (default: veg): ")
+    term.send("fish\r")
+    term.expect("tool: book ok")
+    term.expect("booked")
+    term.expect("> ")
+
+    script.steps = list(book)
+    term.send("book it again\r")
+    term.expect("Name (who travels): ")
+    term.send("\x04")  # Ctrl-D: the question is declined, the tool sees Declined
+    term.expect("tool: book ok")
+    term.expect("booked")
+    term.expect("> ")
+    term.send("/exit\r")
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None and row.turns == 2
+        results = [p["content"] for m in record.messages for p in m["parts"]
+                   if p.get("part_kind") == "tool-return"]
+        assert results == [{"booked": True, "name": "Ada", "seats": 3, "meal": "fish"},
+                           {"booked": False}]
+    finally:
+        store.close()
