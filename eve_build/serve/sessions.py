@@ -4,11 +4,17 @@
     POST /.eve/v1/sessions/{id}/messages   {"text": "..."}              -> the `eve run
                                             --json` body; with `Accept: text/event-stream`,
                                             server-sent events of the turn, then `reply`
+    POST /.eve/v1/sessions/{id}/inputs/{input_id}   the fields, or {"action": "decline"}
+                                            -> 200; the answer to an `input.required`
 
 Every session runs on the served agent of the current generation (its state is the
 served agent's, durable in the store); its messages are its own, kept in the
 session store one turn per message. Nobody answers approval prompts over HTTP, so a
-tool that asks (`always()`, `once()`) is refused with that reason. Errors are the one
+tool that asks for approval (`always()`, `once()`) is refused with that reason; a tool
+that asks the person (`ctx.ask`) sends `input.required` on the stream and waits for
+the answer, which any worker takes through the store (eve_build.session.asking; 422 an
+answer that does not fit, 404 an unknown question, 409 one closed already); a JSON
+request that asks is answered 409 `session/input-required` with the question. Errors are the one
 shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
 that is not the JSON asked for (nested too deeply, a lone surrogate in `text`, a
 `model` that names no model), 404 an unknown session, 409 a session with a message in
