@@ -139,3 +139,29 @@ def test_a_json_message_that_asks_is_409_with_the_question_then_retried(
         fake[1].steps = list(BOOK)
         retried = client.post(messages, json={"text": "book Rome again"})
         assert retried.json()["toolCalls"][0]["result"] == {"booked": False}
+
+
+def test_the_answer_may_reach_another_server_on_the_same_store(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    """Two `eve serve` processes on one store (as workers or replicas are): the question
+    is asked on one, answered on the other, and the turn on the first goes on."""
+    with serving(app, model_env) as first, serving(app, model_env) as second, \
+            httpx.Client(base_url=first, timeout=TIMEOUT) as asking, \
+            httpx.Client(base_url=second, timeout=TIMEOUT) as answering:
+        session = _session(asking)
+        fake[1].steps = list(BOOK)
+        with asking.stream("POST", f"/.eve/v1/sessions/{session}/messages",
+                           json={"text": "book Rome"},
+                           headers={"Accept": "text/event-stream"}) as stream:
+            for kind, data in _stream_events(stream):
+                if kind == "input.required":
+                    where = f"/.eve/v1/sessions/{session}/inputs/{data['id']}"
+                    assert answering.post(where, json={"meal": "fish"}).status_code == 422
+                    taken = answering.post(where, json={"name": "Di", "meal": "fish"})
+                    assert taken.status_code == 200, taken.text
+                if kind == "reply":
+                    assert data["toolCalls"][0]["result"] == {
+                        "booked": True, "name": "Di", "seats": 2, "meal": "fish"}
+                    break
+            else:
+                raise AssertionError("the stream ended without a reply")
