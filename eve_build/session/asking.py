@@ -132,13 +132,18 @@ class StoreAsker:
                                                       "errors": list(question.errors)}))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
-        while True:
-            late = loop.time() >= deadline
-            taken = await asyncio.to_thread(inputs.take, self.session_id, record.id,
-                                            expire=late)
-            if taken is not None:
-                break
-            await asyncio.sleep(POLL_SECONDS)
+        try:
+            while True:
+                late = loop.time() >= deadline
+                taken = await asyncio.to_thread(inputs.take, self.session_id, record.id,
+                                                expire=late)
+                if taken is not None:
+                    break
+                await asyncio.sleep(POLL_SECONDS)
+        except asyncio.CancelledError:  # nobody waits for it any more: it takes no answer
+            await asyncio.shield(asyncio.to_thread(inputs.take, self.session_id, record.id,
+                                                   expire=True, closed_as="abandoned"))
+            raise
         if taken.status == "open":
             raise Cancelled(f"no answer to \"{question.message}\" within "
                             f"{INPUT_TIMEOUT_VARIABLE}={self.timeout:g} s")
@@ -180,8 +185,8 @@ def answer_input(storage: Storage, session_id: str, input_id: str, body: Mapping
     status = {"decline": "declined", "cancel": "cancelled"}.get(str(action), "answered")
     before = inputs.answer(session_id, input_id, status, values)
     if before is None or before.status != "open":
-        shown = "timed out" if before is not None and before.status == "timed-out" else \
-            "already answered"
+        shown = {"timed-out": "timed out", "abandoned": "abandoned (the message that asked "
+                 "was cancelled)"}.get(before.status if before else "", "already answered")
         return 409, _problem("session/input-closed", f"the question `{input_id}` was "
                                 f"{shown}", "a question takes one answer while it is open "
                                 f"({INPUT_TIMEOUT_VARIABLE}); send the message again to be "

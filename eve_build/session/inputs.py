@@ -9,8 +9,9 @@ The store is the only owner of a session, and so of its open questions: the turn
 asks writes the question, the answer (which may reach another `eve serve` worker or
 replica) is written on it with one conditional update (only an `open` question takes
 one), and the asking turn reads it back. Statuses: `open`, then `answered`, `declined`
-or `cancelled` (the person's), or `timed-out` (nobody answered within
-EVE_INPUT_TIMEOUT); `used` once the turn took the answer.
+or `cancelled` (the person's), `timed-out` (nobody answered within EVE_INPUT_TIMEOUT) or
+`abandoned` (the message that asked was cancelled: its client hung up); `used` once the
+turn took the answer.
 """
 
 from __future__ import annotations
@@ -89,10 +90,11 @@ class SqlSessionInputs:
                             session_id, input_id))
         return before
 
-    def take(self, session_id: str, input_id: str, *, expire: bool = False
-             ) -> InputRecord | None:
+    def take(self, session_id: str, input_id: str, *, expire: bool = False,
+             closed_as: str = "timed-out") -> InputRecord | None:
         """The question once answered (then `used`, so it is taken once); with `expire`,
-        an open one becomes `timed-out`. None while it is open."""
+        an open one is closed as `closed_as` (`timed-out`, or `abandoned` when its message
+        was cancelled). None while it is open."""
         with self.db.transaction(write=True) as ex:
             rows = ex.execute(f"SELECT {COLUMNS} FROM eve_session_inputs WHERE session_id = ? "
                               f"AND id = ?{self.db.for_update}", (session_id, input_id))
@@ -101,7 +103,7 @@ class SqlSessionInputs:
             record = _record(rows[0])
             if record.status == "open" and not expire:
                 return None
-            after = "used" if record.status in ANSWERED else "timed-out"
+            after = "used" if record.status in ANSWERED else closed_as
             ex.execute("UPDATE eve_session_inputs SET status = ? WHERE session_id = ? AND "
                        "id = ?", (after, session_id, input_id))
         return record

@@ -5,6 +5,7 @@ event, the answer posted to `/inputs/{id}` (422, 404, 409), the question that ti
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -165,3 +166,27 @@ def test_the_answer_may_reach_another_server_on_the_same_store(
                     break
             else:
                 raise AssertionError("the stream ended without a reply")
+
+
+def test_a_question_whose_client_hung_up_takes_no_answer(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    with serving(app, model_env) as url, httpx.Client(base_url=url, timeout=TIMEOUT) as client:
+        session = _session(client)
+        fake[1].steps = list(BOOK)
+        with client.stream("POST", f"/.eve/v1/sessions/{session}/messages",
+                           json={"text": "book Rome"},
+                           headers={"Accept": "text/event-stream"}) as stream:
+            asked = next(data for kind, data in _stream_events(stream)
+                         if kind == "input.required")
+        # hung up: the message is cancelled, its question closed before its claim is freed
+        deadline = time.monotonic() + TIMEOUT
+        fake[1].steps = []
+        while (sent := client.post(f"/.eve/v1/sessions/{session}/messages",
+                                   json={"text": "hello"})).status_code == 409:
+            assert time.monotonic() < deadline, sent.text
+            time.sleep(0.05)
+        assert sent.status_code == 200, sent.text
+        late = client.post(f"/.eve/v1/sessions/{session}/inputs/{asked['id']}",
+                           json={"name": "Ada"})
+        assert late.status_code == 409
+        assert "abandoned" in late.json()["error"]["message"]
