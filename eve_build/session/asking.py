@@ -21,6 +21,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from eve_build.errors import DiagnosticsError
@@ -75,8 +76,15 @@ class GivenAnswers:
         missing = [e for e in errors if e["message"] == "Field required"]
         if not errors and not question.errors:
             return values
-        if self.fallback is not None:
-            return await self.fallback(question)
+        if self.fallback is not None:  # the terminal asks what the answers leave
+            if question.errors:
+                return await self.fallback(question)
+            wrong = {e["field"] for e in errors}
+            left = {n: p for n, p in fields.items() if n in wrong}
+            rest = await self.fallback(replace(question, schema={
+                **question.schema, "properties": left,
+                "required": [n for n in question.schema.get("required", ()) if n in left]}))
+            return {**{n: v for n, v in given.items() if n not in wrong}, **rest}
         self.failure = input_required(question) if missing and len(missing) == len(errors) \
             else answer_invalid(question, errors or [dict(e) for e in question.errors])
         if self.task is not None:

@@ -160,3 +160,29 @@ def test_chat_asks_a_tools_question_field_by_field(app: Path, model_env: dict[st
                            {"booked": False}]
     finally:
         store.close()
+
+
+def test_run_on_a_terminal_asks_only_what_the_answers_leave(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]},
+                     {"text": "booked"}]
+    term = Terminal(["-m", "eve_build", "run", "book Rome", "--answer", "seats=5",
+                     "--model", "openai-chat:scripted", "--path", str(app), "-e",
+                     str(app / "ext/talk.py")], {**model_env, "TERM": "dumb"})
+    term.expect("Booking Rome: the details?")
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    shown = term.expect("booked")
+    assert "Seats" not in shown and "Meal" not in shown  # answered, or a default
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None
+        (result,) = [p["content"] for m in record.messages for p in m["parts"]
+                     if p.get("part_kind") == "tool-return"]
+        assert result == {"booked": True, "name": "Ada", "seats": 5, "meal": "veg"}
+    finally:
+        store.close()
