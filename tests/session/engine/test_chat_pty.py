@@ -1,5 +1,6 @@
 """`eve chat` in a real pseudo-terminal: streamed tokens, an approval prompt answered,
-Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`."""
+Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`; a tool's
+question (`ctx.ask`) asked field by field in `eve chat`, `eve run` and `eve call`."""
 
 from __future__ import annotations
 
@@ -186,3 +187,29 @@ def test_run_on_a_terminal_asks_only_what_the_answers_leave(
         assert result == {"booked": True, "name": "Ada", "seats": 5, "meal": "veg"}
     finally:
         store.close()
+
+
+def test_call_on_a_terminal_asks_the_question_and_the_approval(
+        app: Path, model_env: dict[str, str]) -> None:
+    base = ["-m", "eve_build", "call", "--path", str(app), "-e", str(app / "ext/talk.py")]
+    term = Terminal([*base, "book", '{"what": "Oslo"}'], {**model_env, "TERM": "dumb"})
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("\r")
+    term.expect("Meal [veg/fish] (default: veg): ")
+    term.send("fish\r")
+    term.expect('"name": "Ada"')
+    assert term.wait() == 0
+
+    term = Terminal([*base, "wipe", '{"what": "disk"}'], {**model_env, "TERM": "dumb"})
+    assert 'approve `wipe` {"what": "disk"} (always)?' in term.expect("[y/N] ")
+    term.send("y\r")
+    term.expect('"wiped": "disk"')
+    assert term.wait() == 0
+
+    term = Terminal([*base, "wipe", '{"what": "disk"}'], {**model_env, "TERM": "dumb"})
+    term.expect("[y/N] ")
+    term.send("n\r")
+    term.expect("refused: not approved")
+    assert term.wait() == 1
