@@ -68,11 +68,12 @@ def chat(
 def _read() -> str | None:
     """The next line typed or piped; a line that is not UTF-8 text is refused with a
     warning (and the lines after it still read), never a traceback."""
+    from eve_build.cli.asking import read_line
     from eve_build.diagnostics import warning
 
     while True:
         try:
-            text = input(PROMPT)
+            text = read_line(PROMPT)
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -89,7 +90,7 @@ def _read() -> str | None:
 
 
 def _turn(opened: OpenRun, text: str) -> None:
-    from eve_build.cli.asking import terminal_ask
+    from eve_build.cli.asking import abandon_questions, terminal_ask
     from eve_build.runtime.approval import asking_approver
     from eve_build.sdk.interaction import interacting
 
@@ -102,6 +103,7 @@ def _turn(opened: OpenRun, text: str) -> None:
         try:
             return await task
         except asyncio.CancelledError:
+            abandon_questions()  # a question of the turn hands its line to the chat
             return None
         finally:
             loop.remove_signal_handler(signal.SIGINT)

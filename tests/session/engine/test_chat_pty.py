@@ -213,3 +213,36 @@ def test_call_on_a_terminal_asks_the_question_and_the_approval(
     term.send("n\r")
     term.expect("refused: not approved")
     assert term.wait() == 1
+
+
+def test_ctrl_c_at_a_question_cancels_the_turn_and_the_next_line_is_a_message(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    script = fake[1]
+    term = Terminal(["-m", "eve_build", "chat", "--model", "openai-chat:scripted",
+                     "--path", str(app), "-e", str(app / "ext/talk.py")],
+                    {**model_env, "TERM": "dumb"})
+    term.expect("> ")
+    script.steps = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]},
+                    {"text": "booked"}]
+    term.send("book Rome\r")
+    term.expect("Name (who travels): ")
+    term.send("\x03")  # Ctrl-C while the question waits: the turn goes, with its question
+    term.expect("cancelled: the turn was not kept")
+    term.expect("> ")
+    script.steps = [{"text": "still here"}]
+    term.send("are you there?\r")  # read by the question's prompt, handed to the chat
+    term.expect("still here")
+    term.expect("> ")
+    term.send("/exit\r")
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None and row.turns == 1
+        users = [p["content"] for m in record.messages for p in m["parts"]
+                 if p.get("part_kind") == "user-prompt"]
+        assert users == ["are you there?"]
+    finally:
+        store.close()
