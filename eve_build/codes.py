@@ -357,4 +357,15 @@ CODES: dict[str, str] = {
         "reads files: it is never read.",
     "engine/cache-folder-foreign": "The build cache folder (EVE_CACHE_DIR) holds files the "
         "cache did not write: the build runs without the cache and changes nothing there.",
+    # ask the person: ctx.ask on the CLI and over HTTP (issue 27 item 3, docs/sessions.md)
+    "tool/ask-schema-invalid": "A `ctx.ask(..., schema=Model)` names a model that is not a "
+        "flat model of str, int, float, bool, Enum or Literal fields (optional or not).",
+    "session/input-required": "A tool asked the person (`ctx.ask`) and nobody can answer: "
+        "no terminal and no `--answer` for its fields; nothing of the message was kept.",
+    "session/answer-invalid": "An answer (`--answer field=value`, an HTTP answer) does not "
+        "fit the question's schema: `eve run` fails, HTTP answers 422 and the question stays "
+        "open.",
+    "session/input-unknown": "An HTTP answer names a question the session never asked: 404.",
+    "session/input-closed": "An HTTP answer reached a question already answered or timed out "
+        "(EVE_INPUT_TIMEOUT): 409.",
 }

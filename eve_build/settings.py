@@ -57,6 +57,7 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
     # 0: the model's server answers only whole chat completions (eve_build.session.nostream)
     NumericSetting("EVE_MODEL_STREAM", "environment variable", "count", 0, 1, "0"),
     NumericSetting("EVE_TURN_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "600"),
+    NumericSetting("EVE_INPUT_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "300"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
     NumericSetting("EVE_INPUT_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "300"),

@@ -5,7 +5,8 @@ stderr. `/command args` and `/skill:name` work as in `eve run`; `/help` lists th
 commands (the chat's own and the local extensions'); `/exit` (or Ctrl-D) leaves. A
 `/command` or `/skill:name` that does not exist is an error on stderr and the session
 goes on (`eve run` exits 1 for it). A tool that asks for approval (`always()`,
-`once()`) prompts `[y/N]`.
+`once()`) prompts `[y/N]`, and a tool's `ctx.ask` is asked field by field
+(eve_build.cli.asking: one path for both).
 Ctrl-C during a turn cancels that turn (nothing of it is committed) and keeps the
 session; Ctrl-C at the prompt only clears the line.
 """
@@ -13,7 +14,6 @@ session; Ctrl-C at the prompt only clears the line.
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import sys
 from pathlib import Path
@@ -27,7 +27,6 @@ from eve_build.cli.output import echo_err, render_diagnostics, run_core
 from eve_build.errors import EveBuildError
 
 if TYPE_CHECKING:
-    from eve_build.runtime.approval import ApprovalRequest
     from eve_build.session.run import OpenRun
     from eve_build.session.transcript import RunResult, SessionEvent
 
@@ -79,11 +78,12 @@ def chat(
 def _read() -> str | None:
     """The next line typed or piped; a line that is not UTF-8 text is refused with a
     warning (and the lines after it still read), never a traceback."""
+    from eve_build.cli.asking import read_line
     from eve_build.diagnostics import warning
 
     while True:
         try:
-            text = input(PROMPT)
+            text = read_line(PROMPT)
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -114,17 +114,22 @@ def _help(opened: OpenRun) -> None:
 
 
 def _turn(opened: OpenRun, text: str) -> None:
+    from eve_build.cli.asking import abandon_questions, terminal_ask
     from eve_build.local.messages import SkillNotFoundError
+    from eve_build.runtime.approval import asking_approver
     from eve_build.runtime.local_methods import CommandNotFoundError
+    from eve_build.sdk.interaction import interacting
 
     async def run() -> RunResult | EveBuildError | None:
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(opened.asend(text, listener=_print_event,
-                                                  approver=_ask))
+        with interacting(ask=terminal_ask, loop=loop):
+            task = asyncio.ensure_future(opened.asend(
+                text, listener=_print_event, approver=asking_approver(terminal_ask)))
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         try:
             return await task
         except asyncio.CancelledError:
+            abandon_questions()  # a question of the turn hands its line to the chat
             return None
         except (CommandNotFoundError, SkillNotFoundError) as exc:
             return exc  # a typo: said below, and the chat goes on
@@ -168,22 +173,3 @@ def describe_log(data: dict[str, Any]) -> str:
     """A `ctx.log` line for `-v` (`eve run`, `eve chat`): `log: [warning] notes: cold`."""
     return f"log: [{data['level']}] {data.get('source') or 'extension'}: {data['text']}"
 
-
-_ASKING: list[asyncio.Lock] = []  # one question at a time, though tools run in parallel
-
-
-async def _ask(request: ApprovalRequest) -> bool:
-    question = (f"\napprove `{request.tool}` {json.dumps(request.arguments)} "
-                f"({request.policy})? [y/N] ")
-    if not _ASKING:
-        _ASKING.append(asyncio.Lock())
-    async with _ASKING[0]:
-        answer = await asyncio.get_running_loop().run_in_executor(None, _input, question)
-    return answer.strip().lower() in ("y", "yes")
-
-
-def _input(question: str) -> str:
-    try:
-        return input(question)
-    except (EOFError, KeyboardInterrupt):
-        return ""

@@ -24,6 +24,7 @@ from eve_build.cli.output import (
     render_diagnostics,
     run_core,
 )
+from eve_build.cli.session import ANSWER_OPTION
 
 if TYPE_CHECKING:
     from eve_build.diagnostics import Diagnostic
@@ -49,12 +50,23 @@ def call(
                                      help="Print the whole result with its trace as JSON."),
     subagent: str | None = typer.Option(None, "--subagent",
                                         help="Call a tool of this subagent (its path)."),
+    answer: list[str] | None = ANSWER_OPTION,
     extension: ExtensionPaths = None,
 ) -> None:
     """Load the built agent and call one tool through the hook pipeline."""
+    from eve_build.cli.asking import can_ask, terminal_ask
+    from eve_build.cli.session import given_answers
     from eve_build.host import load_agent
+    from eve_build.runtime.approval import asking_approver
     from eve_build.runtime.arguments import read_arguments
     from eve_build.runtime.calls import derive_call_bound
+    from eve_build.sdk.interaction import interacting
+
+    person = can_ask() and arguments not in ("-", "@-")  # stdin holds the arguments then
+    asker = given_answers(answer or [], terminal=person) if answer else \
+        terminal_ask if person else None
+    approver = (lambda _: True) if approve else asking_approver(terminal_ask) if person \
+        else None
 
     def run() -> ToolResult:
         given = read_arguments(arguments)
@@ -65,11 +77,11 @@ def call(
             watchdog = start_watchdog(tool, derive_call_bound(surface, entry), json_output) \
                 if entry is not None else None
             try:
-                result = agent.call_tool(
-                    tool, given, subagent=subagent,
-                    approver=(lambda _: True) if approve else None,
-                    on_progress=None if json_output else lambda text: note(
-                        f"progress: {text}"))
+                with interacting(ask=asker):
+                    result = agent.call_tool(
+                        tool, given, subagent=subagent, approver=approver,
+                        on_progress=None if json_output else lambda text: note(
+                            f"progress: {text}"))
             finally:
                 if watchdog is not None:
                     watchdog.cancel()

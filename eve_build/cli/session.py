@@ -25,6 +25,25 @@ MAX_REQUESTS_OPTION = typer.Option(50, "--max-requests", min=1,
                                    help="Stop a run after this many model requests.")
 
 
+ANSWER_OPTION = typer.Option(None, "--answer", "-a", metavar="FIELD=VALUE",
+                             help="Answer a field a tool asks for (`ctx.ask`), parsed by "
+                             "its schema; repeatable. Fields left unanswered are asked on "
+                             "a terminal, else the run fails (`session/input-required`).")
+
+
+def given_answers(pairs: list[str], *, terminal: bool) -> Any:
+    """The asker of `--answer` values (a usage error, exit 2, for a text that is not
+    `field=value`); on a terminal it asks what they leave."""
+    from eve_build.cli.asking import can_ask, terminal_ask
+    from eve_build.sdk.questions import parse_answers
+    from eve_build.session.asking import GivenAnswers
+
+    answers, bad = parse_answers(pairs)
+    if bad:
+        raise typer.BadParameter(f"`{bad[0]}` is not `field=value`", param_hint="'--answer'")
+    return GivenAnswers(answers, terminal_ask if terminal and can_ask() else None)
+
+
 def register(app: typer.Typer) -> None:
     from eve_build.cli.chat import chat
 
@@ -38,6 +57,7 @@ def run(
     session: str | None = SESSION_OPTION,
     approve: bool = typer.Option(False, "--approve", help="Approve every tool that asks."),
     max_requests: int = MAX_REQUESTS_OPTION,
+    answer: list[str] | None = ANSWER_OPTION,
     json_output: bool = JSON_OPTION,
     extension: ExtensionPaths = None,
     path: Path = path_option(PATH_HELP),
@@ -51,8 +71,9 @@ def run(
     request = RunRequest(model=model, session=session, approve=approve,
                          max_requests=max_requests, extensions=tuple(extension or ()))
     listener = None if json_output else _terminal_listener()
-    result = run_core(lambda: run_message(path, text, request, **_listen(listener)),
-                      json_output=json_output)
+    ask = given_answers(answer or [], terminal=not json_output)
+    result = run_core(lambda: run_message(path, text, request, ask=ask,
+                                          **_listen(listener)), json_output=json_output)
     if json_output:
         emit_result("ok" if result.ok else "failed", **result.to_json(),
                     error=None if result.ok else {"message": result.reply, "hint": ""})

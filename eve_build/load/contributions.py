@@ -11,6 +11,7 @@ from typing import Any
 from eve_build import slots
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.load import checks
+from eve_build.load.asks import find_ask_problems
 from eve_build.load.checks import Record, Where
 from eve_build.load.importer import LoadedModules, find_assignment_line
 from eve_build.load.signatures import find_signature_problems
@@ -210,6 +211,8 @@ def _check_module(ctx: _Context, entry: ModuleEntry, definition: Any) -> Record:
     details, problems = check(definition, where)
     ctx.found.extend(problems)
     ctx.found.extend(find_signature_problems(definition, where))
+    if (module := ctx.loaded.modules.get(entry.path)) is not None:
+        ctx.found.extend(find_ask_problems(module, f"{ctx.display}{entry.path}"))
     dynamic = isinstance(definition, Dynamic)
     ctx.capabilities.add(entry.slot.dynamic_capability if dynamic and entry.slot.dynamic_capability
                          else entry.slot.capability)

@@ -2,7 +2,9 @@
 
 The host asks an approver, a callable the embedding application supplies
 (`eve call --approve` supplies one that says yes). Without an approver, a call
-that needs approval is refused with a reason saying so.
+that needs approval is refused with a reason saying so. Where a person can answer
+(`eve chat`, `eve call` on a terminal), the approver is a yes/no question asked the way
+`ctx.ask` asks (`asking_approver`): one path for every question to a person.
 """
 
 from __future__ import annotations
@@ -13,6 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eve_build.sdk.definitions import Tool
+from eve_build.sdk.interaction import Ask, Cancelled, Declined, Question
+
+APPROVE_FIELD = "approve"
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object", "title": "Approval",
+    "properties": {APPROVE_FIELD: {"type": "boolean", "title": "Approve",
+                                   "description": "yes to let the call run"}},
+    "required": [APPROVE_FIELD]}
+"""An approval as a question: one boolean (a terminal shows it as `[y/N]`)."""
 
 
 @dataclass(frozen=True)
@@ -77,3 +88,22 @@ class ApprovalSession:
 
     def restore(self, remembered: Mapping[str, Any]) -> None:
         self.remembered = {str(k): bool(v) for k, v in remembered.items()}
+
+
+def approval_question(request: ApprovalRequest) -> Question:
+    import json
+
+    return Question(f"approve `{request.tool}` {json.dumps(request.arguments)} "
+                    f"({request.policy})?", APPROVAL_SCHEMA, tool=request.tool)
+
+
+def asking_approver(ask: Ask) -> Approver:
+    """An approver that asks the person yes or no; declined or cancelled is no."""
+    async def approve(request: ApprovalRequest) -> bool:
+        try:
+            answer = await ask(approval_question(request))
+        except (Declined, Cancelled):
+            return False
+        return answer.get(APPROVE_FIELD) is True
+
+    return approve

@@ -18,7 +18,6 @@ from eve_build.runtime.handlers import HandlerRun, run_bound
 from eve_build.runtime.workers import WorkerPool
 from eve_build.sdk.binding import Binding, ToolContext
 from eve_build.sdk.definitions import Dynamic, Tool
-from eve_build.sdk.interaction import InteractionError
 from eve_build.sdk.results import ToolResult
 from eve_build.settings import NUMERIC_SETTINGS, read_setting
 
@@ -149,10 +148,7 @@ async def execute_tool(tool: Tool, entry: ToolEntry, model: BaseModel, context: 
         error = _error(done)
         if isinstance(error, asyncio.CancelledError):
             raise ToolCallError(f"`{entry.name}` was cancelled (it raised CancelledError)")
-        reason = describe_message(error)
-        if isinstance(error, InteractionError) and error.hint:  # what would answer it
-            reason = f"{reason} ({error.hint})"
-        raise ToolCallError(reason)
+        raise ToolCallError(describe_message(error))  # an InteractionError's says who could answer
     return derive_result(tool, entry.name, done.value)
 
 

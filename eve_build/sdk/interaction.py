@@ -44,9 +44,15 @@ T = TypeVar("T")
 class Declined(Exception):
     """The person saw the question and said no (`ctx.ask`)."""
 
+    def __init__(self, message: str = "the person declined to answer") -> None:
+        super().__init__(message)
+
 
 class Cancelled(Exception):
     """The question went away unanswered: dismissed, interrupted, or timed out."""
+
+    def __init__(self, message: str = "the question was cancelled") -> None:
+        super().__init__(message)
 
 
 class InteractionError(EveBuildError):
@@ -61,12 +67,15 @@ class InteractionError(EveBuildError):
 
 @dataclass(frozen=True)
 class Question:
-    """One `ctx.ask`: `schema` is the JSON Schema (a flat object) of the answer."""
+    """One `ctx.ask`: `schema` is the JSON Schema (a flat object, eve_build.sdk.questions
+    `flat_schema`) of the answer; `errors` ({"field", "message"}) says why the previous
+    answer to the same question was refused, when it is asked again."""
 
     message: str
     schema: Mapping[str, Any]
     id: str = ""
     tool: str | None = None  # the tool (or command) that asks, when known
+    errors: Sequence[Mapping[str, str]] = ()
 
 
 @dataclass(frozen=True)
@@ -149,35 +158,54 @@ async def run_answerer(interaction: Interaction, awaitable: Callable[[], Awaitab
     return await asyncio.wrap_future(future)
 
 
-def _answer_errors(error: ValueError) -> str:
-    """`field: what is wrong` for each field of a pydantic ValidationError."""
-    errors = getattr(error, "errors", None)
-    if not callable(errors):
-        return str(error)
-    return "; ".join(f"{'.'.join(str(part) for part in item.get('loc', ())) or 'answer'}: "
-                     f"{item.get('msg', '')}" for item in errors())
-
-
 def no_one(what: str, ways: str) -> InteractionError:
-    """The error for a question nobody can answer."""
+    """The error for a question nobody can answer; its text (`str()`) names the ways too,
+    since a tool's failure shows the text alone."""
     return InteractionError(f"{what}: there is no one to answer here", ways)
 
 
+ASK_ATTEMPTS = 3
+"""How often one question is asked when the answers keep failing the model's own
+validators (the answerers already check the JSON Schema)."""
+
+
 async def ask_person(message: str, schema: Any, *, source: str | None = None) -> Any:
-    """`ctx.ask`: the validated `schema` instance (a pydantic model class), or raise."""
+    """`ctx.ask`: the validated `schema` instance (a pydantic model class), or raise.
+
+    A schema that cannot be asked is refused here too (the build refuses the ones it
+    can see: eve_build.load.asks); an answer the model's validators refuse is asked
+    again with the errors, ASK_ATTEMPTS times in all."""
+    from pydantic import ValidationError
+
+    from eve_build.sdk.questions import find_schema_problems, flat_schema
+
+    problems = find_schema_problems(schema)
+    if problems:
+        raise EveBuildError(f"`{source or 'a tool'}` cannot ask with this schema: "
+                            f"{'; '.join(problems)}", "declare a flat pydantic model for "
+                            "`ctx.ask(message, schema=Model)`")
     interaction = current_interaction()
-    json_schema = schema.model_json_schema()
     if interaction.ask is None:
         raise no_one(f"`{source or 'a tool'}` asked: {message}", interaction.ask_ways)
     asker = interaction.ask
-    question = Question(message, json_schema, tool=source)
-    answer = await run_answerer(interaction, lambda: asker(question))
-    try:
-        return schema.model_validate(dict(answer))
-    except ValueError as exc:  # pydantic's ValidationError: the answer does not fit
-        raise InteractionError(f"the answer to `{message}` does not fit the question: "
-                               f"{_answer_errors(exc)}", "answer with values of the asked "
-                               "types") from None
+    errors: list[dict[str, str]] = []
+    for _ in range(ASK_ATTEMPTS):
+        question = Question(message, flat_schema(schema), tool=source, errors=tuple(errors))
+
+        async def put(q: Question = question) -> Mapping[str, Any]:
+            return await asker(q)
+
+        answer = await run_answerer(interaction, put)
+        try:
+            return schema.model_validate(dict(answer))
+        except ValidationError as exc:
+            errors = [{"field": ".".join(str(p) for p in e["loc"]) or "(answer)",
+                       "message": e["msg"]} for e in exc.errors(include_url=False,
+                                                                include_input=False)]
+    shown = "; ".join(f"`{e['field']}`: {e['message']}" for e in errors)
+    raise InteractionError(f"`{source or 'a tool'}` asked {ASK_ATTEMPTS} times and no "
+                           f"answer was valid: {shown}", "answer with values the question's "
+                           "model accepts")
 
 
 async def sample_model(prompt: str | Sequence[Mapping[str, str]], *, max_tokens: int | None = None,

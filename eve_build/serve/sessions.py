@@ -4,11 +4,17 @@
     POST /.eve/v1/sessions/{id}/messages   {"text": "..."}              -> the `eve run
                                             --json` body; with `Accept: text/event-stream`,
                                             server-sent events of the turn, then `reply`
+    POST /.eve/v1/sessions/{id}/inputs/{input_id}   the fields, or {"action": "decline"}
+                                            -> 200; the answer to an `input.required`
 
 Every session runs on the served agent of the current generation (its state is the
 served agent's, durable in the store); its messages are its own, kept in the
 session store one turn per message. Nobody answers approval prompts over HTTP, so a
-tool that asks (`always()`, `once()`) is refused with that reason. Errors are the one
+tool that asks for approval (`always()`, `once()`) is refused with that reason; a tool
+that asks the person (`ctx.ask`) sends `input.required` on the stream and waits for
+the answer, which any worker takes through the store (eve_build.session.asking; 422 an
+answer that does not fit, 404 an unknown question, 409 one closed already); a JSON
+request that asks is answered 409 `session/input-required` with the question. Errors are the one
 shape of eve_build.serve.answers, `{"error": {"code", "message", "hint"}}`: 400 a body
 that is not the JSON asked for (nested too deeply, a lone surrogate in `text`, a
 `model` that names no model), 404 an unknown session, 409 a session with a message in
@@ -128,7 +134,9 @@ class SessionRoutes:
 
     def routes(self) -> list[Route]:
         return [Route(SESSIONS_PATH, self.create, methods=["POST"]),
-                Route(SESSIONS_PATH + "/{id}/messages", self.message, methods=["POST"])]
+                Route(SESSIONS_PATH + "/{id}/messages", self.message, methods=["POST"]),
+                Route(SESSIONS_PATH + "/{id}/inputs/{input_id}", self.answer,
+                      methods=["POST"])]
 
     async def create(self, request: Request) -> Response:
         body = await _read_body(request, required=False)
@@ -177,19 +185,56 @@ class SessionRoutes:
             if isinstance(exc, EveBuildError):
                 return _from_error(exc)
             raise
+        from eve_build.session.asking import StoreAsker
+
+        environ = dict(self.environ or {}) or _environ()
         if "text/event-stream" in request.headers.get("accept", ""):
             queue: asyncio.Queue[SessionEvent | None] = asyncio.Queue()
-            task = asyncio.ensure_future(self._send(session, text, claim, queue.put_nowait))
+            asker = StoreAsker(storage, session_id, queue.put_nowait, json_mode=False,
+                               environ=environ)
+            task = asyncio.ensure_future(self._send(session, text, claim, queue.put_nowait,
+                                                    asker))
             task.add_done_callback(lambda t: _ended(t, queue))
             return StreamingResponse(_stream(task, queue), media_type="text/event-stream")
+        asker = StoreAsker(storage, session_id, lambda _event: None, json_mode=True,
+                           environ=environ)
+        sending = asyncio.ensure_future(self._send(session, text, claim,
+                                                   lambda _event: None, asker))
+        asker.task = sending
         try:
-            result = await _unless_disconnected(request, self._send(
-                session, text, claim, lambda _event: None))
+            result = await _unless_disconnected(request, sending)
         except EveBuildError as exc:
             return _from_error(exc)
+        except asyncio.CancelledError:
+            if asker.pending is None:
+                raise
+            return error_response(  # stopped at a question: nothing of it was kept
+                409, "session/input-required", f"the message needs an answer: "
+                f"{asker.pending.message}", "post the answer to "
+                f"`{SESSIONS_PATH}/{session_id}/inputs/{asker.pending.id}`, then send the "
+                "message again (or send it with `Accept: text/event-stream` to answer as it "
+                "runs)", input=asker.pending.to_json())
         if result is None:  # nobody reads this answer
             return Response(status_code=499)
         return JSONResponse(result.to_json())
+
+    async def answer(self, request: Request) -> Response:
+        """An answer to a question of a session (any worker: it goes through the store)."""
+        from eve_build.session.asking import answer_input
+
+        body = await _read_body(request, required=True)
+        if isinstance(body, Response):
+            return body
+        try:
+            storage = self.storage
+            status, reply = await asyncio.to_thread(
+                answer_input, storage, request.path_params["id"],
+                request.path_params["input_id"], body)
+        except EveBuildError as exc:
+            return _from_error(exc)
+        if status != 200:
+            return error_response(status, **reply)
+        return JSONResponse(reply)
 
     def _open(self, session_id: str | None, model: str | None, recorded: str | None) -> Any:
         from eve_build.session.extra import require_agent_extra
@@ -231,15 +276,18 @@ class SessionRoutes:
         return session
 
     async def _send(self, session: Any, text: str, claim: SessionClaim,
-                    listener: Any) -> Any:
-        """The turn under `claim` (renewed while it runs, released after), committed on top
-        of the turn it started from; a failed turn drops the opened session."""
+                    listener: Any, asker: Any) -> Any:
+        """The turn under `claim` (renewed while it runs, released after, also while a
+        question waits for its answer), committed on top of the turn it started from; a
+        failed turn drops the opened session. `asker` answers its `ctx.ask`."""
+        from eve_build.sdk.interaction import interacting
         from eve_build.session.run import commit_session
 
         storage = self.storage
         try:
             async with storage.keeping(claim):
-                result = await session.asend(text, listener=listener)
+                with interacting(ask=asker, loop=asyncio.get_running_loop()):
+                    result = await session.asend(text, listener=listener)
                 turns = await asyncio.to_thread(commit_session, storage, session, True,
                                                 after=claim.turns)
         except BaseException:
@@ -273,7 +321,8 @@ async def _stream(task: asyncio.Future[Any], queue: asyncio.Queue[SessionEvent |
     yield _sse("reply", result.to_json())
 
 
-async def _unless_disconnected(request: Request, work: Coroutine[Any, Any, T]) -> T | None:
+async def _unless_disconnected(request: Request, work: Coroutine[Any, Any, T] | asyncio.Future[T]
+                               ) -> T | None:
     """`await work`, or None when the client hangs up first: `work` is then cancelled
     (the body is read, so the next ASGI message is `http.disconnect`)."""
     task = asyncio.ensure_future(work)

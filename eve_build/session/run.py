@@ -27,6 +27,7 @@ from eve_build.session.transcript import Listener, RunResult, ignore
 
 if TYPE_CHECKING:
     from eve_build.runtime.agent import Agent
+    from eve_build.session.asking import GivenAnswers
     from eve_build.session.engine import Session, SessionOptions
 
 
@@ -46,9 +47,18 @@ def locate_app_root(path: Path) -> Path:
 
 
 def run_message(path: Path, text: str, request: RunRequest, *, listener: Listener = ignore,
-                approver: Approver | None = None) -> RunResult:
-    """One message through a session (new, or resumed with `request.session`)."""
+                approver: Approver | None = None, ask: GivenAnswers | None = None
+                ) -> RunResult:
+    """One message through a session (new, or resumed with `request.session`); `ask`
+    answers its questions (eve_build.session.asking: session/input-required when it
+    cannot, with nothing committed)."""
     with open_run(path, request) as opened:
+        if ask is not None:
+            from eve_build.session.asking import send_asking
+
+            result: RunResult = opened.agent._run(send_asking(lambda: opened.asend(
+                text, listener=listener, approver=approver), ask))
+            return result
         return opened.agent._run(opened.asend(text, listener=listener, approver=approver))
 
 

@@ -20,7 +20,7 @@ from eve_build.session.problems import store_foreign, store_invalid, store_too_n
 if TYPE_CHECKING:
     from eve_build.session.sql import Executor
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA_TABLE = "eve_schema"
 
 TABLES_V1 = (
@@ -70,13 +70,26 @@ CLAIMS_V2 = """CREATE TABLE eve_session_claims (
         expires_at TEXT NOT NULL)"""
 """Who runs a turn of a session now, until when (eve_build.session.claims)."""
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: (CLAIMS_V2,)}
+INPUTS_V3 = """CREATE TABLE eve_session_inputs (
+        session_id TEXT NOT NULL REFERENCES eve_sessions (id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        message TEXT NOT NULL,
+        schema TEXT NOT NULL,
+        tool TEXT,
+        status TEXT NOT NULL,
+        answer TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, id))"""
+"""The questions a session's turns asked and their answers (eve_build.session.inputs)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: (CLAIMS_V2,), 2: (INPUTS_V3,)}
 """Statements taking version n to n + 1. A new store is created at version 1 and then
 migrated, so a new store and a migrated one are the same."""
 
 OUR_TABLES = frozenset({SCHEMA_TABLE, "eve_sessions", "eve_session_messages",
                         "eve_session_custom", "eve_state", "eve_schedule_runs",
-                        "eve_session_claims"})
+                        "eve_session_claims", "eve_session_inputs"})
 
 
 def apply_schema(ex: Executor, tables: set[str], where: str) -> None:

@@ -31,6 +31,7 @@ from eve_build.session.store import (
 
 if TYPE_CHECKING:
     from eve_build.session.claims import SqlSessionClaims
+    from eve_build.session.inputs import SqlSessionInputs
     from eve_build.session.runs import SqlScheduleRuns
 
 ADOPTIONS = "eve/adopted-scopes"
@@ -213,6 +214,11 @@ class SqlSessionStore:
         from eve_build.session.claims import SqlSessionClaims
 
         return SqlSessionClaims(self.db)
+
+    def session_inputs(self) -> SqlSessionInputs:
+        from eve_build.session.inputs import SqlSessionInputs
+
+        return SqlSessionInputs(self.db)
 
     def close(self) -> None:
         self.db.close()

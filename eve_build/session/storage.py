@@ -13,13 +13,16 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eve_build.session.claims import CLAIM_SECONDS, SessionClaim, owner_name
 from eve_build.session.errors import session_error
 from eve_build.session.problems import session_busy, session_damaged
 from eve_build.session.store import SessionStore, TurnRecord, open_session_store
 from eve_build.session.transcript import Usage
+
+if TYPE_CHECKING:
+    from eve_build.session.inputs import SqlSessionInputs
 
 
 @dataclass
@@ -127,6 +130,10 @@ class Storage:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await renewing
             await asyncio.shield(asyncio.to_thread(self.release, claim))
+
+    def inputs(self) -> SqlSessionInputs:
+        """The sessions' questions and answers (eve_build.session.inputs)."""
+        return self._store.session_inputs()
 
     def close(self) -> None:
         self._store.close()

@@ -1,10 +1,11 @@
 """The agent the session tests run, compiled once, and the scripted model server.
 
-Agent: tools `add` (blocked by the hook `guard` when `a` is 13) and `wipe` (asks for
-approval every time), the skill `greet`, the subagent `helper` (tool `shout`). The
-local extension `talk` (passed with `-e`) answers `ping` itself, has `/notes`,
-publishes an event, sends a custom message and queues a user message from its tool
-`remember`, and writes every event it observes to `events.jsonl`.
+Agent: tools `add` (blocked by the hook `guard` when `a` is 13), `wipe` (asks for
+approval every time) and `book` (asks the person for `name`, `seats`, `meal`), the
+skill `greet`, the subagent `helper` (tool `shout`). The local extension `talk`
+(passed with `-e`) answers `ping` itself, has `/notes`, publishes an event, sends a
+custom message and queues a user message from its tool `remember`, and writes every
+event it observes to `events.jsonl`.
 """
 
 from __future__ import annotations
@@ -121,9 +122,42 @@ def setup(ctx):
                 hooks={"message.received": received},
                 events={"*": observe})
 '''
+BOOK = '''\
+import enum
+
+from pydantic import BaseModel, Field
+
+from eve_build.sdk import Declined, define_tool
+
+
+class Meal(enum.Enum):
+    VEG = "veg"
+    FISH = "fish"
+
+
+class BookInput(BaseModel):
+    what: str
+
+
+class Details(BaseModel):
+    name: str = Field(description="who travels")
+    seats: int = Field(2, description="how many seats")
+    meal: Meal = Meal.VEG
+
+
+async def run(input, ctx):
+    try:
+        got = await ctx.ask(f"Booking {input.what}: the details?", schema=Details)
+    except Declined:
+        return {"booked": False}
+    return {"booked": True, "name": got.name, "seats": got.seats, "meal": got.meal.value}
+
+
+tool = define_tool(description="Book a trip.", input=BookInput, execute=run)
+'''
 SKILL = "---\ndescription: Greet someone warmly.\n---\nSay hello with the person's name.\n"
 FILES = {
-    "tools/add.py": ADD, "tools/wipe.py": WIPE, "hooks/guard.py": GUARD,
+    "tools/add.py": ADD, "tools/wipe.py": WIPE, "tools/book.py": BOOK, "hooks/guard.py": GUARD,
     "skills/greet.md": SKILL,
     "subagents/helper/agent.py": ("from eve_build.sdk import define_agent\n\n"
                                   'agent = define_agent(description="Makes text loud")\n'),

@@ -1,5 +1,6 @@
 """`eve chat` in a real pseudo-terminal: streamed tokens, an approval prompt answered,
-Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`."""
+Ctrl-C during a turn (the turn is dropped, the session goes on), `/exit`; a tool's
+question (`ctx.ask`) asked field by field in `eve chat`, `eve run` and `eve call`."""
 
 from __future__ import annotations
 
@@ -107,5 +108,141 @@ def test_chat_in_a_terminal(app: Path, model_env: dict[str, str],
         users = [p["content"] for m in record.messages for p in m["parts"]
                  if p.get("part_kind") == "user-prompt"]
         assert users == ["hi", "wipe the disk", "are you there?"]
+    finally:
+        store.close()
+
+
+def test_chat_asks_a_tools_question_field_by_field(app: Path, model_env: dict[str, str],
+                                                   fake: tuple[str, Script]) -> None:
+    script = fake[1]
+    book = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]}, {"text": "booked"}]
+    term = Terminal(["-m", "eve_build", "chat", "--model", "openai-chat:scripted",
+                     "--path", str(app), "-e", str(app / "ext/talk.py")],
+                    {**model_env, "TERM": "dumb"})
+    term.expect("> ")
+
+    script.steps = list(book)
+    term.send("book Rome\r")
+    term.expect("Booking Rome: the details?")
+    term.expect("Name (who travels): ")
+    term.send("\r")  # required, no default: asked again
+    term.expect("an answer is needed (Ctrl-D declines the question)")
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("lots\r")  # not an integer: asked again
+    term.expect("try again")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("3\r")
+    term.expect("Meal [veg/fish] (default: veg): ")
+    term.send("fish\r")
+    term.expect("tool: book ok")
+    term.expect("booked")
+    term.expect("> ")
+
+    script.steps = list(book)
+    term.send("book it again\r")
+    term.expect("Name (who travels): ")
+    term.send("\x04")  # Ctrl-D: the question is declined, the tool sees Declined
+    term.expect("tool: book ok")
+    term.expect("booked")
+    term.expect("> ")
+    term.send("/exit\r")
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None and row.turns == 2
+        results = [p["content"] for m in record.messages for p in m["parts"]
+                   if p.get("part_kind") == "tool-return"]
+        assert results == [{"booked": True, "name": "Ada", "seats": 3, "meal": "fish"},
+                           {"booked": False}]
+    finally:
+        store.close()
+
+
+def test_run_on_a_terminal_asks_only_what_the_answers_leave(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    fake[1].steps = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]},
+                     {"text": "booked"}]
+    term = Terminal(["-m", "eve_build", "run", "book Rome", "--answer", "seats=5",
+                     "--model", "openai-chat:scripted", "--path", str(app), "-e",
+                     str(app / "ext/talk.py")], {**model_env, "TERM": "dumb"})
+    term.expect("Booking Rome: the details?")
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    shown = term.expect("booked")
+    assert "Seats" not in shown and "Meal" not in shown  # answered, or a default
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None
+        (result,) = [p["content"] for m in record.messages for p in m["parts"]
+                     if p.get("part_kind") == "tool-return"]
+        assert result == {"booked": True, "name": "Ada", "seats": 5, "meal": "veg"}
+    finally:
+        store.close()
+
+
+def test_call_on_a_terminal_asks_the_question_and_the_approval(
+        app: Path, model_env: dict[str, str]) -> None:
+    base = ["-m", "eve_build", "call", "--path", str(app), "-e", str(app / "ext/talk.py")]
+    term = Terminal([*base, "book", '{"what": "Oslo"}'], {**model_env, "TERM": "dumb"})
+    term.expect("Name (who travels): ")
+    term.send("Ada\r")
+    term.expect("Seats (how many seats) (default: 2): ")
+    term.send("\r")
+    term.expect("Meal [veg/fish] (default: veg): ")
+    term.send("fish\r")
+    term.expect('"name": "Ada"')
+    assert term.wait() == 0
+
+    term = Terminal([*base, "wipe", '{"what": "disk"}'], {**model_env, "TERM": "dumb"})
+    assert 'approve `wipe` {"what": "disk"} (always)?' in term.expect("[y/N] ")
+    term.send("y\r")
+    term.expect('"wiped": "disk"')
+    assert term.wait() == 0
+
+    term = Terminal([*base, "wipe", '{"what": "disk"}'], {**model_env, "TERM": "dumb"})
+    term.expect("[y/N] ")
+    term.send("n\r")
+    term.expect("refused: not approved")
+    assert term.wait() == 1
+
+
+def test_ctrl_c_at_a_question_cancels_the_turn_and_the_next_line_is_a_message(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    script = fake[1]
+    term = Terminal(["-m", "eve_build", "chat", "--model", "openai-chat:scripted",
+                     "--path", str(app), "-e", str(app / "ext/talk.py")],
+                    {**model_env, "TERM": "dumb"})
+    term.expect("> ")
+    script.steps = [{"tools": [{"name": "book", "arguments": {"what": "Rome"}}]},
+                    {"text": "booked"}]
+    term.send("book Rome\r")
+    term.expect("Name (who travels): ")
+    term.send("\x03")  # Ctrl-C while the question waits: the turn goes, with its question
+    term.expect("cancelled: the turn was not kept")
+    term.expect("> ")
+    script.steps = [{"text": "still here"}]
+    term.send("are you there?\r")  # read by the question's prompt, handed to the chat
+    term.expect("still here")
+    term.expect("> ")
+    term.send("/exit\r")
+    assert term.wait() == 0
+
+    store = open_session_store(app)
+    try:
+        (row,) = store.list_sessions()
+        record = store.read_session(row.id)
+        assert record is not None and row.turns == 1
+        users = [p["content"] for m in record.messages for p in m["parts"]
+                 if p.get("part_kind") == "user-prompt"]
+        assert users == ["are you there?"]
     finally:
         store.close()
