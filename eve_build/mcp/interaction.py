@@ -200,6 +200,12 @@ class McpCall:
             yield
 
     async def ask(self, question: Question) -> Mapping[str, Any]:
+        if question.errors:  # the client's last answer did not fit: an error result, not
+            # the same form again (a terminal asks again; MCP answers the call)
+            shown = "; ".join(f"{e['field']}: {e['message']}" for e in question.errors)
+            raise InteractionError(f"the answer to `{question.message}` does not fit the "
+                                   f"question: {shown}", "answer with values of the asked "
+                                   "types")
         request = types.ElicitRequest(params=types.ElicitRequestFormParams(
             message=question.message, requested_schema=requested_schema(question.schema)))
         try:

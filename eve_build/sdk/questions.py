@@ -85,7 +85,9 @@ def _show(annotation: Any) -> str:
 
 def flat_schema(schema: Any) -> dict[str, Any]:
     """The question's JSON Schema: one flat object (no `$ref`, no `anyOf`), each property
-    with its `type`, and `title`, `description`, `default`, `enum` when it has them."""
+    with its `type`, and `title`, `description`, `default`, `enum` and the bounds MCP's
+    elicitation schemas know (`minimum`, `maximum`, `minLength`, `maxLength`, `format`)
+    when it has them."""
     import warnings
 
     from pydantic.json_schema import PydanticJsonSchemaWarning
@@ -108,7 +110,8 @@ def flat_schema(schema: Any) -> dict[str, Any]:
         if "enum" in prop and "type" not in prop:
             prop["type"] = "number" if any(isinstance(v, float) for v in prop["enum"]) \
                 else "integer" if all(isinstance(v, int) for v in prop["enum"]) else "string"
-        kept_keys = ("type", "title", "description", "default", "enum")
+        kept_keys = ("type", "title", "description", "default", "enum", "minimum", "maximum",
+                     "minLength", "maxLength", "format")
         properties[name] = {key: prop[key] for key in kept_keys if key in prop}
         if schema.model_fields[name].description is None:
             properties[name].pop("description", None)

@@ -29,8 +29,11 @@ class Person(BaseModel):
     age: int
 
 
-def test_an_answer_that_does_not_fit_names_the_field() -> None:
-    async def answer(_question: Question) -> Mapping[str, Any]:
+def test_an_answer_that_keeps_not_fitting_names_the_field() -> None:
+    asked: list[Question] = []
+
+    async def answer(question: Question) -> Mapping[str, Any]:
+        asked.append(question)
         return {"name": "Ada", "age": "old"}
 
     async def ask() -> Any:
@@ -40,8 +43,10 @@ def test_an_answer_that_does_not_fit_names_the_field() -> None:
     with pytest.raises(InteractionError) as raised:
         asyncio.run(ask())
 
-    assert raised.value.message.startswith("the answer to `Who?` does not fit the question: "
-                                           "age: Input should be a valid integer")
+    assert raised.value.message.startswith("`sign_up` asked 3 times and no answer was valid: "
+                                           "`age`: Input should be a valid integer")
+    assert [q.errors for q in asked][0] == ()  # asked again with what was wrong
+    assert [e["field"] for e in asked[1].errors] == ["age"]
 
 
 def test_an_interaction_error_reads_with_its_hint() -> None:

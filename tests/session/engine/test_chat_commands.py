@@ -55,7 +55,11 @@ def test_an_unknown_command_keeps_the_session(
     assert "still here" in done.stdout
 
 
-@pytest.mark.parametrize("argv", [["chat"], ["run", "hello"]])
+# the test model calls every tool, and `book` asks: `eve run` takes its answers
+ANSWERS = ["--answer", "name=Ada", "--answer", "seats=1", "--answer", "meal=veg"]
+
+
+@pytest.mark.parametrize("argv", [["chat"], ["run", "hello", *ANSWERS]])
 def test_pydantic_ais_banner_never_shows(app: Path, eve_home: Path, argv: list[str]) -> None:
     """pydantic-ai prints a first-run banner (its logo, "observability: off", a Logfire
     link) to a terminal or to a coding agent's pipe (`AI_AGENT`): never in eve's sessions.
