@@ -27,8 +27,8 @@ from typing import Any
 SIMPLE_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number",
                                  bool: "boolean"}
 """The Python types a question's field may have, with their JSON Schema type."""
-ALLOWED = ("str, int, float, bool, an Enum or Literal of strings or numbers, or an "
-           "optional (`X | None`) of one of them")
+ALLOWED = ("str, int, float, bool, an Enum or Literal of strings or numbers, a list of "
+           "such choices (several may be picked), or an optional (`X | None`) of one of them")
 
 
 def find_schema_problems(schema: object) -> list[str]:
@@ -41,12 +41,22 @@ def find_schema_problems(schema: object) -> list[str]:
     problems = []
     for name, info in schema.model_fields.items():
         reason = _field_problem(info.annotation)
+        if reason is None and info.annotation == list[str] and not _titled_items(info):
+            reason = ("`list[str]` without choices (give them: `list[Literal[...]]`, or "
+                      "`json_schema_extra={\"items\": {\"anyOf\": [{\"const\": ...}]}}`)")
         if reason is not None:
             problems.append(f"the field `{name}` of `{schema.__name__}` is {reason}; a "
                             f"question's fields are {ALLOWED}")
     if not schema.model_fields:
         problems.append(f"`{schema.__name__}` has no fields to ask for")
     return problems
+
+
+def _titled_items(info: Any) -> bool:
+    """Whether a `list[str]` field names its choices in `json_schema_extra`'s `items`."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    items = extra.get("items")
+    return isinstance(items, dict) and bool(items.get("enum") or items.get("anyOf"))
 
 
 def _field_problem(annotation: Any) -> str | None:
@@ -57,6 +67,12 @@ def _field_problem(annotation: Any) -> str | None:
         if len(members) != 1 or len(members) == len(typing.get_args(annotation)):
             return f"a union (`{_show(annotation)}`)"
         return _field_problem(members[0])
+    if origin is list:  # a multiple choice: list[Literal[...]], list[SomeEnum], list[str]
+        (item,) = typing.get_args(annotation) or (Any,)
+        if item is str or (typing.get_origin(item) is typing.Literal
+                           or (isinstance(item, type) and issubclass(item, enum.Enum))):
+            return _field_problem(item)
+        return f"a list of something other than choices (`{_show(annotation)}`)"
     if origin is typing.Literal:
         values = typing.get_args(annotation)
         if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
@@ -110,8 +126,15 @@ def flat_schema(schema: Any) -> dict[str, Any]:
         if "enum" in prop and "type" not in prop:
             prop["type"] = "number" if any(isinstance(v, float) for v in prop["enum"]) \
                 else "integer" if all(isinstance(v, int) for v in prop["enum"]) else "string"
+        if prop.get("type") == "array" and isinstance(prop.get("items"), dict):
+            items = dict(prop["items"])
+            if "$ref" in items:
+                items = dict(defs[items.pop("$ref").rsplit("/", 1)[-1]])
+            prop["items"] = {key: items[key] for key in ("type", "enum", "anyOf")
+                             if key in items}
         kept_keys = ("type", "title", "description", "default", "enum", "minimum", "maximum",
-                     "minLength", "maxLength", "format")
+                     "minLength", "maxLength", "format", "oneOf", "enumNames", "items",
+                     "minItems", "maxItems")
         properties[name] = {key: prop[key] for key in kept_keys if key in prop}
         if schema.model_fields[name].description is None:
             properties[name].pop("description", None)
@@ -125,7 +148,10 @@ def describe_fields(schema: Mapping[str, Any]) -> list[str]:
     required = set(schema.get("required", ()))
     shown = []
     for name, prop in schema.get("properties", {}).items():
-        kind = "one of " + "|".join(str(v) for v in prop["enum"]) if "enum" in prop \
+        choices = _choices(prop)
+        items = _choices(prop.get("items") or {})
+        kind = "one of " + "|".join(str(v) for v in choices) if choices \
+            else "some of " + "|".join(str(v) for v in items) + ", comma-separated" if items \
             else prop.get("type", "string")
         shown.append(f"`{name}` ({kind}{', required' if name in required else ''})")
     return shown
@@ -140,13 +166,27 @@ def answer_model(schema: Mapping[str, Any]) -> Any:
     fields: dict[str, Any] = {}
     for name, prop in schema.get("properties", {}).items():
         kind: Any = python.get(str(prop.get("type")), str)
-        if "enum" in prop:
-            kind = typing.Literal[tuple(prop["enum"])]
+        choices = _choices(prop)
+        if choices:
+            kind = typing.Literal[tuple(choices)]
+        if prop.get("type") == "array":
+            item_choices = _choices(prop.get("items") or {})
+            item: Any = typing.Literal[tuple(item_choices)] if item_choices else str
+            kind = list[item]
         if name in required:
             fields[name] = (kind, Field(...))
         else:
             fields[name] = (kind | None, Field(prop.get("default")))
     return create_model("Answer", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def _choices(prop: Mapping[str, Any]) -> list[Any]:
+    """The values a property allows: `enum`, or the `const`s of a titled `oneOf`/`anyOf`."""
+    if "enum" in prop:
+        return list(prop["enum"])
+    titled = prop.get("oneOf") or prop.get("anyOf") or ()
+    return [option["const"] for option in titled if isinstance(option, dict)
+            and "const" in option]
 
 
 def check_answer(schema: Mapping[str, Any], given: Mapping[str, Any]
@@ -155,8 +195,12 @@ def check_answer(schema: Mapping[str, Any], given: Mapping[str, Any]
     {"field", "message"}); values as JSON gives them (`"3"` is taken for an integer)."""
     from pydantic import ValidationError
 
+    given = dict(given)
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("type") == "array" and isinstance(given.get(name), str):
+            given[name] = [v.strip() for v in given[name].split(",") if v.strip()]  # a,b
     try:
-        model = answer_model(schema).model_validate(dict(given))
+        model = answer_model(schema).model_validate(given)
     except ValidationError as exc:
         return {}, [{"field": ".".join(str(p) for p in e["loc"]) or "(answer)",
                      "message": e["msg"]} for e in exc.errors(include_url=False,

@@ -60,7 +60,7 @@ def test_a_flat_model_can_be_asked_and_keeps_defaults_descriptions_and_choices()
 
 @pytest.mark.parametrize(("model", "reason"), [
     (Nested, "the field `inner` of `Nested` is a nested model (`Inner`)"),
-    (Listy, "the field `tags` of `Listy` is `list[str]`"),
+    (Listy, "the field `tags` of `Listy` is `list[str]` without choices"),
     (Either, "the field `value` of `Either` is a union"),
     (dict, "`schema` must be a pydantic model class, not `dict`"),
 ])
@@ -115,3 +115,31 @@ def test_an_answer_the_model_refuses_is_asked_again_with_the_errors() -> None:
         got = asyncio.run(ask_person("a number?", Even, source="t"))
     assert got == Even(n=4)
     assert asked[0].errors == () and "must be even" in asked[1].errors[0]["message"]
+
+
+def test_a_question_may_offer_choices_several_ways() -> None:
+    """Single choices (Literal, titled `oneOf`, legacy `enumNames`) and multiple choices
+    (`list[Literal]`, titled `items.anyOf`): asked as MCP elicitation's schemas know them,
+    answers checked against the choices, `a,b` taken for a list."""
+
+    from pydantic import BaseModel, Field
+
+    from eve_build.sdk.questions import check_answer, find_schema_problems, flat_schema
+
+    class Choices(BaseModel):
+        single: Literal["a", "b"]
+        titled: str = Field(json_schema_extra={"oneOf": [
+            {"const": "v1", "title": "First"}, {"const": "v2", "title": "Second"}]})
+        several: list[Literal["a", "b", "c"]]
+        titled_several: list[str] = Field(json_schema_extra={"items": {"anyOf": [
+            {"const": "v1", "title": "First"}, {"const": "v2", "title": "Second"}]}})
+
+    assert find_schema_problems(Choices) == []
+    schema = flat_schema(Choices)
+    assert schema["properties"]["several"]["items"] == {"type": "string",
+                                                        "enum": ["a", "b", "c"]}
+    assert schema["properties"]["titled"]["oneOf"][0] == {"const": "v1", "title": "First"}
+    good = {"single": "a", "titled": "v2", "several": "a,c", "titled_several": ["v1"]}
+    assert check_answer(schema, good) == ({**good, "several": ["a", "c"]}, [])
+    _, errors = check_answer(schema, {**good, "titled": "v9", "several": ["z"]})
+    assert [e["field"] for e in errors] == ["titled", "several.0"]
