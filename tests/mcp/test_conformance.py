@@ -217,8 +217,8 @@ def test_a_tarball_matching_its_integrity_is_unpacked(tmp_path: Path) -> None:
 
 def test_the_install_needs_no_system_npm_or_node(tmp_path: Path) -> None:
     """The real install, from the real registry, into an empty cache, with `npm` and
-    `node` on PATH replaced by stubs that record any call: Node 24, npm and the suite all
-    come over HTTP, and the suite runs on the Node installed."""
+    `node` on PATH replaced by stubs that record any call: Node 24, npm, the suite and the
+    TypeScript SDK all come over HTTP, and the suite runs on the Node installed."""
     stubs = tmp_path / "stubs"
     stubs.mkdir()
     for tool in ("npm", "node", "npx"):
@@ -232,7 +232,9 @@ def test_the_install_needs_no_system_npm_or_node(tmp_path: Path) -> None:
     assert conformance_suite.installed(root)
     node, script = str(conformance_suite.node_binary(root)), str(
         conformance_suite.suite_script(root))
-    assert done.stdout == f"node: {node}\nsuite: {script}\n"
+    sdk = conformance_suite.ts_sdk_folder(root)
+    assert done.stdout == f"node: {node}\nsuite: {script}\ntypescript sdk: {sdk}\n"
+    assert (sdk / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json").is_file()
     version = subprocess.run([node, "--version"], capture_output=True, text=True,
                              timeout=60, check=True)
     assert version.stdout.startswith("v24."), version.stdout
