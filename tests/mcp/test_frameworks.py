@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from tests.mcp import langchain_env
 from tests.mcp.conftest import SECRETS
 
 EXAMPLES = REPO / "docs" / "examples"
@@ -164,43 +165,59 @@ def _text(value: Any) -> str:
                    for block in value)
 
 
-def _langchain_python() -> str:
+def required_langchain_python(environ: Mapping[str, str]) -> str:
     """A Python with langchain-mcp-adapters: it needs the MCP SDK 1.x, eve-build the 2.x,
-    so it lives in its own venv (EVE_LANGCHAIN_PYTHON), as docs/frameworks.md says."""
-    probe = "import langchain_mcp_adapters.client"
-    for python in (sys.executable, os.environ.get("EVE_LANGCHAIN_PYTHON", "")):
-        if python and subprocess.run([python, "-c", probe], capture_output=True,
-                                     timeout=120, check=False).returncode == 0:
-            return python
-    pytest.skip("langchain-mcp-adapters cannot share eve's venv (MCP SDK 1.x against 2.x): "
-                "set EVE_LANGCHAIN_PYTHON to a Python that has it")
+    so it lives in its own venv (docs/frameworks.md), built once into the tests' cache
+    (tests/mcp/langchain_env.py; `.ci/run` builds it before the tests), or named by
+    EVE_LANGCHAIN_PYTHON. A build that fails skips, unless under CI."""
+    override = environ.get("EVE_LANGCHAIN_PYTHON", "")
+    if override:
+        probe = subprocess.run([override, "-c", langchain_env.PROBE], capture_output=True,
+                               text=True, timeout=120, check=False)
+        if probe.returncode != 0:
+            pytest.fail(f"EVE_LANGCHAIN_PYTHON={override} cannot import "
+                        f"langchain_mcp_adapters: {probe.stderr.strip()[-300:]}")
+        return override
+    try:
+        return str(langchain_env.build())
+    except langchain_env.BuildError as exc:
+        if environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"LangChain's venv could not be built and CI is set: {exc}")
+        pytest.skip(f"LangChain's venv could not be built: {exc}")
 
 
-def _langchain(where: str, env: dict[str, str], tool: str, arguments: dict[str, Any]) -> Any:
+@pytest.fixture(scope="module")
+def langchain_python() -> str:
+    return required_langchain_python(os.environ)
+
+
+def _langchain(python: str, where: str, env: dict[str, str], tool: str,
+               arguments: dict[str, Any]) -> Any:
     done = subprocess.run(
-        [_langchain_python(), str(EXAMPLES / "langchain_mcp.py"), where, tool,
+        [python, str(EXAMPLES / "langchain_mcp.py"), where, tool,
          json.dumps(arguments)], capture_output=True, text=True, timeout=180, check=False,
         env={**env, "EVE": str(Path(sys.executable).parent / "eve")})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout) if done.stdout.startswith(("[", "{")) else done.stdout
 
 
-def test_langchain_through_eve_mcp(mcp_app: Path, tmp_path: Path) -> None:
+def test_langchain_through_eve_mcp(mcp_app: Path, tmp_path: Path, langchain_python: str
+                                   ) -> None:
     env = {"PATH": os.environ.get("PATH", ""), "EVE_HOME": str(tmp_path / "eve-home"),
            **SECRETS}
-    assert _text(_langchain(str(mcp_app), env, "greet", {"name": "Ada"})).strip() == (
-        "Hello, Ada")
-    found = _langchain(str(mcp_app), env, "crm__search", {"query": "ada"})
+    greeting = _langchain(langchain_python, str(mcp_app), env, "greet", {"name": "Ada"})
+    assert _text(greeting).strip() == "Hello, Ada"
+    found = _langchain(langchain_python, str(mcp_app), env, "crm__search", {"query": "ada"})
     assert json.loads(_text(found))["region"] == "eu"
 
 
-def test_langchain_through_slash_mcp(mcp_app: Path, eve_env: Callable[..., dict[str, str]]
-                                     ) -> None:
+def test_langchain_through_slash_mcp(mcp_app: Path, eve_env: Callable[..., dict[str, str]],
+                                     langchain_python: str) -> None:
     from tests.mcp.test_interop import eve_serve
 
     env = eve_env(NO_COLOR="1")
     with eve_serve(mcp_app, env) as url:
-        greeting = _langchain(url, env, "greet", {"name": "Ada"})
+        greeting = _langchain(langchain_python, url, env, "greet", {"name": "Ada"})
     assert _text(greeting).strip() == "Hello, Ada"
 
 
@@ -213,3 +230,67 @@ def test_the_test_extra_installs_the_openai_agents_sdk() -> None:
         "optional-dependencies"]["test"]
     assert any(r.startswith("openai-agents") for r in extra)
     assert not any(r.startswith("langchain-mcp-adapters") for r in extra)
+
+
+def _build(cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python tests/mcp/langchain_env.py` (as `.ci/run` runs it) into `cache`."""
+    return subprocess.run([sys.executable, str(Path(langchain_env.__file__))],
+                          capture_output=True, text=True, timeout=900, check=False,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache), **env})
+
+
+def test_langchains_venv_is_built_once_with_the_pinned_versions(tmp_path: Path) -> None:
+    done = _build(tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    root = tmp_path / "cache" / "eve-build-tests"
+    python = langchain_env.python(root)
+    assert done.stdout == f"langchain python: {python}\n"
+    assert python.parent.parent.name == f"langchain-{langchain_env.ADAPTERS_VERSION}"
+    versions = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('mcp'), "
+         "m.version('langchain-mcp-adapters'))"],
+        capture_output=True, text=True, timeout=120, check=True).stdout.split()
+    assert versions == ["1.30.0", langchain_env.ADAPTERS_VERSION]
+    # built once: with no index to reach, the venv is found, not rebuilt
+    again = _build(tmp_path / "cache", UV_DEFAULT_INDEX="http://127.0.0.1:9/simple",
+                   UV_OFFLINE="1")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == done.stdout
+
+
+def test_a_failed_build_names_uvs_reason_and_leaves_no_venv(tmp_path: Path) -> None:
+    from tests.mcp.servers import refusing_port
+
+    with refusing_port() as port:  # an index that refuses: the network is absent
+        done = _build(tmp_path / "cache", UV_DEFAULT_INDEX=f"http://127.0.0.1:{port}/simple",
+                      UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_HTTP_RETRIES="0")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: `uv pip install langchain-mcp-adapters==0.3.2 "), (
+        done.stderr)
+    assert "Connection refused" in done.stderr and "Traceback" not in done.stderr
+    assert not langchain_env.built(tmp_path / "cache" / "eve-build-tests")
+
+
+def test_a_failed_build_fails_under_ci_and_skips_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(root: Path | None = None) -> Path:
+        raise langchain_env.BuildError("`uv pip install ...` failed (exit 2): offline")
+
+    monkeypatch.setattr(langchain_env, "build", refuse)
+    with pytest.raises(pytest.fail.Exception, match="CI is set: `uv pip install"):
+        required_langchain_python({"CI": "true"})
+    for environ in ({}, {"CI": ""}, {"CI": "false"}):
+        with pytest.raises(pytest.skip.Exception, match="could not be built: `uv pip"):
+            required_langchain_python(environ)
+
+
+def test_eve_langchain_python_overrides_the_built_venv(
+        monkeypatch: pytest.MonkeyPatch, langchain_python: str) -> None:
+    def refuse(root: Path | None = None) -> Path:
+        raise AssertionError("the override is used: nothing is built")
+
+    monkeypatch.setattr(langchain_env, "build", refuse)
+    named = {"EVE_LANGCHAIN_PYTHON": langchain_python, "CI": "true"}
+    assert required_langchain_python(named) == langchain_python
+    with pytest.raises(pytest.fail.Exception, match="cannot import langchain_mcp_adapters"):
+        required_langchain_python({"EVE_LANGCHAIN_PYTHON": sys.executable, "CI": "true"})
