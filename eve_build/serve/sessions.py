@@ -9,9 +9,9 @@
 
 Every session runs on the served agent of the current generation (its state is the
 served agent's, durable in the store); its messages are its own, kept in the
-session store one turn per message. Nobody answers approval prompts over HTTP, so a
-tool that asks for approval (`always()`, `once()`) is refused with that reason; a tool
-that asks the person (`ctx.ask`) sends `input.required` on the stream and waits for
+session store one turn per message. A tool that asks the person (`ctx.ask`), or asks
+for approval (`always()`, `once()`: a yes/no question with one boolean field
+`approve`), sends `input.required` on the stream and waits for
 the answer, which any worker takes through the store (eve_build.session.asking; 422 an
 answer that does not fit, 404 an unknown question, 409 one closed already); a JSON
 request that asks is answered 409 `session/input-required` with the question. Errors are the one
@@ -280,6 +280,7 @@ class SessionRoutes:
         """The turn under `claim` (renewed while it runs, released after, also while a
         question waits for its answer), committed on top of the turn it started from; a
         failed turn drops the opened session. `asker` answers its `ctx.ask`."""
+        from eve_build.runtime.approval import asking_approver
         from eve_build.sdk.interaction import interacting
         from eve_build.session.run import commit_session
 
@@ -287,7 +288,8 @@ class SessionRoutes:
         try:
             async with storage.keeping(claim):
                 with interacting(ask=asker, loop=asyncio.get_running_loop()):
-                    result = await session.asend(text, listener=listener)
+                    result = await session.asend(text, listener=listener,
+                                                 approver=asking_approver(asker))
                 turns = await asyncio.to_thread(commit_session, storage, session, True,
                                                 after=claim.turns)
         except BaseException:

@@ -159,7 +159,8 @@ def test_an_approved_edit_is_served_next_and_a_broken_one_is_kept_out(tmp_path: 
 def test_a_session_under_eve_dev_is_offered_the_tools_and_kept_inside(tmp_path: Path) -> None:
     """An HTTP session of `eve dev`, its model the scripted chat-completions server: the
     model reads its own tool, a path out of the folder fails with the reason, and a
-    write nobody approves (HTTP sessions ask no one) is refused, the file untouched."""
+    write is a yes/no question to the HTTP client (a JSON message: 409 with it); answered
+    no, the message sent again refuses the write and leaves the file untouched."""
     import httpx
 
     from tests.session.engine.fake_openai import run_fake
@@ -172,22 +173,32 @@ def test_a_session_under_eve_dev_is_offered_the_tools_and_kept_inside(tmp_path: 
         with _eve_dev(root, tmp_path, env=env) as url, httpx.Client(base_url=url,
                                                                     timeout=120) as client:
             session = client.post("/.eve/v1/sessions").json()["id"]
-            script.steps = [
+            steps = [
                 {"tools": [{"name": "agent_read", "arguments": {"path": "tools/greet.py"}}]},
                 {"tools": [{"name": "agent_read",
                             "arguments": {"path": "../outside/secret.py"}}]},
                 {"tools": [{"name": "agent_write",
                             "arguments": {"path": "tools/greet.py", "text": "x = 1\n"}}]},
                 {"text": "Done."}]
-            reply = client.post(f"/.eve/v1/sessions/{session}/messages",
-                                json={"text": "Look at yourself."})
+            script.steps = list(steps)
+            messages = f"/.eve/v1/sessions/{session}/messages"
+            asked = client.post(messages, json={"text": "Look at yourself."})
+            assert asked.status_code == 409, asked.text
+            question = asked.json()["error"]["input"]
+            assert question["tool"] == "agent_write"
+            assert list(question["schema"]["properties"]) == ["approve"]
+            answered = client.post(f"/.eve/v1/sessions/{session}/inputs/{question['id']}",
+                                   json={"approve": False})
+            assert answered.status_code == 200, answered.text
+            script.steps = list(steps)
+            reply = client.post(messages, json={"text": "Look at yourself."})
             offered = {tool["function"]["name"] for tool in script.requests[0]["tools"]}
     assert reply.status_code == 200, reply.text
     read, escape, write = reply.json()["toolCalls"]
     assert {"agent_files", "agent_read", "agent_write", "greet"} <= offered
     assert read["status"] == "ok" and "Greet." in read["result"]
     assert escape["status"] == "failed" and "leaves the agent folder" in escape["reason"]
-    assert write["status"] == "refused" and "needs approval" in write["reason"]
+    assert write["status"] == "refused" and "not approved" in write["reason"]
     assert "Greet." in (root / "agent/tools/greet.py").read_text()
 
 

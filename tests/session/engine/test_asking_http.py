@@ -190,3 +190,44 @@ def test_a_question_whose_client_hung_up_takes_no_answer(
                            json={"name": "Ada"})
         assert late.status_code == 409
         assert "abandoned" in late.json()["error"]["message"]
+
+
+WIPE = [{"tools": [{"name": "wipe", "arguments": {"what": "disk"}}]}, {"text": "done"}]
+
+
+def test_an_approval_is_a_yes_no_question_over_http(
+        app: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    """`always()` asks the HTTP client: yes runs the tool (SSE), no refuses it (JSON mode:
+    409 with the question, answered, then the message sent again)."""
+    with serving(app, model_env) as url, httpx.Client(base_url=url, timeout=TIMEOUT) as client, \
+            httpx.Client(base_url=url, timeout=TIMEOUT) as other:
+        session = _session(client)
+        fake[1].steps = list(WIPE)
+        with client.stream("POST", f"/.eve/v1/sessions/{session}/messages",
+                           json={"text": "wipe it"},
+                           headers={"Accept": "text/event-stream"}) as stream:
+            for kind, data in _stream_events(stream):
+                if kind == "input.required":
+                    assert data["tool"] == "wipe"
+                    assert data["message"].startswith("approve `wipe`")
+                    assert list(data["schema"]["properties"]) == ["approve"]
+                    yes = other.post(f"/.eve/v1/sessions/{session}/inputs/{data['id']}",
+                                     json={"approve": True})
+                    assert yes.status_code == 200, yes.text
+                if kind == "reply":
+                    (call,) = data["toolCalls"]
+                    assert (call["status"], call["result"]) == ("ok", {"wiped": "disk"})
+        fake[1].steps = list(WIPE)
+        messages = f"/.eve/v1/sessions/{session}/messages"
+        stopped = client.post(messages, json={"text": "wipe again"})
+        assert stopped.status_code == 409, stopped.text
+        question = stopped.json()["error"]
+        assert question["code"] == "session/input-required"
+        answered = client.post(f"/.eve/v1/sessions/{session}/inputs/{question['input']['id']}",
+                               json={"approve": False})
+        assert answered.status_code == 200, answered.text
+        fake[1].steps = list(WIPE)
+        again = client.post(messages, json={"text": "wipe again"})
+        assert again.status_code == 200, again.text
+        (call,) = again.json()["toolCalls"]
+        assert call["status"] == "refused" and "not approved" in call["reason"]
