@@ -30,8 +30,10 @@ NO = ("n", "no", "false", "0", "")
 
 
 def can_ask() -> bool:
-    """True when a person is at the terminal (stdin and stderr are terminals)."""
-    return sys.stdin.isatty() and sys.stderr.isatty()
+    """True when a person is at the terminal (stdin and stderr are terminals; a closed
+    stdin, None in Python, is no one)."""
+    return bool(sys.stdin is not None and sys.stdin.isatty()
+                and sys.stderr is not None and sys.stderr.isatty())
 
 
 async def terminal_ask(question: Question) -> Mapping[str, Any]:
