@@ -1,6 +1,7 @@
 """`eve run --model test` imports only what its turn needs: with no node registered in
-`$EVE_HOME`, the node client (scan, protocol, client) is never imported, and the turn
-still runs (issue 28's offline-turn target; the time is measured by
+`$EVE_HOME`, the node client (scan, protocol, client) is never imported, nor the
+`.env` parser without a `.env` file, nor packaging or multiprocessing, and the turn still
+runs (issue 28's offline-turn target; the time is measured by
 bench/offline_turn_bench.py, never here)."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from eve_build.consumer.build import build_agent
 from tests.runtime.apps import make_app
 
 NODE_CLIENT = {"eve_build.node.scan", "eve_build.node.client", "eve_build.node.protocol"}
+UNUSED = {"dotenv", "packaging.utils", "multiprocessing.connection"}
+"""No `.env` file, no snapshot to migrate, no worker process: none of these is needed."""
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +42,25 @@ def _run(app: Path, home: Path) -> tuple[subprocess.CompletedProcess[str], set[s
     return done, imported
 
 
-def test_a_run_with_no_node_registered_never_imports_the_node_client(
+def test_a_plain_run_imports_no_node_client_dotenv_packaging_or_multiprocessing(
         built: Path, tmp_path: Path) -> None:
     done, imported = _run(built, tmp_path / "home")
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert "session:" in done.stderr
     assert not NODE_CLIENT & imported
+    assert not UNUSED & imported
+
+
+def test_a_dotenv_file_is_still_read(built: Path, tmp_path: Path) -> None:
+    (built / ".env").write_text("EVE_MODEL=test\n")
+    try:
+        done, imported = _run(built, tmp_path / "home")
+    finally:
+        (built / ".env").unlink()
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "dotenv" in imported
 
 
 def test_a_registered_node_is_still_scanned(built: Path, tmp_path: Path) -> None:
