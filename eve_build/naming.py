@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from typing import NewType
 
-from packaging.utils import canonicalize_name
-
 from eve_build.controls import escape_controls
 
 ContributionName = NewType("ContributionName", str)
@@ -86,6 +84,8 @@ def derive_identifier(name: str) -> str:
 
 def derive_import_name(distribution: str) -> ImportName:
     """`acme-crm` -> `acme_crm`: the generated import package and mount factory name."""
+    from packaging.utils import canonicalize_name
+
     return ImportName(canonicalize_name(distribution).replace("-", "_"))
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import threading
-from multiprocessing.connection import Connection
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from eve_build.diagnostics import Diagnostic, error
+
+if TYPE_CHECKING:  # only a worker gets one; the host never imports multiprocessing here
+    from multiprocessing.connection import Connection
 
 
 class _State:

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eve_build.errors import EveBuildError
 from eve_build.local.context import LocalSession, ScriptContext
 from eve_build.local.record import LoadRequest, LocalExtension
-from eve_build.node import protocol
-from eve_build.node.client import NodeClient
-from eve_build.node.liveness import read_pid
-from eve_build.node.paths import NodePaths, registry_path
-from eve_build.node.registry import read_registry
-from eve_build.node.scan import ScannedNode, scan_nodes
+from eve_build.node.paths import registry_path
+
+if TYPE_CHECKING:
+    from eve_build.diagnostics import Diagnostic
+    from eve_build.node.client import NodeClient
+    from eve_build.node.scan import ScannedNode
 
 
 class NodeSource:
@@ -36,8 +36,16 @@ class NodeSource:
 
     def load(self, request: LoadRequest) -> list[LocalExtension]:
         session: LocalSession = request.session
-        nodes, problems = scan_nodes(request.eve_home, budget=request.budget,
-                                     on_notice=self._notice)
+        if not os.path.lexists(registry_path(request.eve_home)):
+            # no node was ever registered: what the scan would find, without importing
+            # the node client (most runs; `eve run` stays as quick as it can)
+            nodes: list[ScannedNode] = []
+            problems: list[Diagnostic] = []
+        else:
+            from eve_build.node.scan import scan_nodes
+
+            nodes, problems = scan_nodes(request.eve_home, budget=request.budget,
+                                         on_notice=self._notice)
         self._nodes = nodes
         self.seen = self.fingerprint(request.eve_home)  # after the scan removed stale files
         records: list[LocalExtension] = []
@@ -67,7 +75,14 @@ class NodeSource:
     def fingerprint(self, home: Path) -> tuple[object, ...]:
         """What a rescan would see differently: the registry file, and per registered node
         its socket, its proven pid and whether this host dropped it (a few stats)."""
-        parts: list[object] = [_stat(registry_path(home))]
+        registry = _stat(registry_path(home))
+        parts: list[object] = [registry]
+        if registry is None:  # no file: an empty registry (read_registry's answer)
+            return tuple(parts)
+        from eve_build.node.liveness import read_pid
+        from eve_build.node.paths import NodePaths
+        from eve_build.node.registry import read_registry
+
         try:
             names = sorted(read_registry(home))
         except EveBuildError:
@@ -99,6 +114,8 @@ class NodeSource:
         return None
 
     def _notice(self, node: str, kind: str, data: dict[str, Any]) -> None:
+        from eve_build.node import protocol
+
         context = self._contexts.get(node)
         if context is None:
             return

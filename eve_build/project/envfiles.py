@@ -59,9 +59,6 @@ class EnvFiles:
 def read_env_files(root: Path, environ: Mapping[str, str] | None = None) -> EnvFiles:
     """The env files of `root` (absent files set nothing); `environ` (default: the
     process's) only serves `${NAME}` expansion."""
-    from dotenv.parser import parse_stream
-    from dotenv.variables import parse_variables
-
     process = os.environ if environ is None else environ
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
@@ -79,6 +76,9 @@ def read_env_files(root: Path, environ: Mapping[str, str] | None = None) -> EnvF
                                   f"`{name}` cannot be read: {reason}",
                                   "save it as UTF-8 text with one `NAME=value` a line"))
             continue
+        from dotenv.parser import parse_stream  # imported only when a file is there
+        from dotenv.variables import parse_variables
+
         for binding in parse_stream(io.StringIO(text)):
             if binding.error:
                 problems.append(error(

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from packaging.utils import canonicalize_name
-
 from eve_build.diagnostics import Diagnostic, error, warning
 from eve_build.errors import DiagnosticsError
 from eve_build.formats.compiled import CompiledMount, CompiledState
@@ -29,6 +27,8 @@ def migrate_snapshot(
     states: Sequence[CompiledState], *, file: str = "",
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The migrated snapshot and its warnings; raises DiagnosticsError when ambiguous."""
+    from packaging.utils import canonicalize_name  # only a resumed session migrates
+
     checked = parse_snapshot(dict(snapshot) if isinstance(snapshot, Mapping) else snapshot,
                              file=file)
     packages = {str(canonicalize_name(m.package)) for m in mounts}
@@ -85,6 +85,8 @@ def try_split_legacy_key(
     """
     if ":" in key or key in agent_names or "." not in key:
         return None
+    from packaging.utils import canonicalize_name
+
     cuts = [i for i, char in enumerate(key) if char == "."]
     known = [i for i in cuts if canonicalize_name(key[:i]) in packages]
     cut = max(known) if known else cuts[0]

@@ -160,11 +160,11 @@ def commit_session(storage: Storage, session: Session, exists: bool, *,
                    after: int | None = None) -> int:
     """Store the turn: the new messages, the agent's snapshot, custom messages, usage
     (with `after`: only on top of that turn, else session/moved-on). Its number."""
-    from pydantic_ai.messages import ModelMessagesTypeAdapter
+    from eve_build.session.dumping import dump_messages
 
     if not exists and storage.read(session.id) is None:  # the first turn creates it
         storage.create(session.model, session.id)
-    messages = ModelMessagesTypeAdapter.dump_python(session.pending, mode="json")
+    messages = dump_messages(session.pending)
     usage = session.last_usage
     number = storage.commit(session.id, list(messages), session.agent.snapshot(),
                             list(session.custom), usage, session.model, after=after)
