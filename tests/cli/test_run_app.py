@@ -18,7 +18,8 @@ from eve_build.cli.root import _run_app, app
 def _described(command: Any) -> list[tuple[Any, ...]]:
     return [(type(param).__name__, param.name, tuple(param.opts),
              tuple(param.secondary_opts), param.required, repr(param.default),
-             param.multiple, getattr(param, "help", None), type(param.type).__name__, param.type.name,
+             param.multiple, getattr(param, "help", None), type(param.type).__name__,
+             param.type.name,
              param.metavar, param.is_eager) for param in command.params]
 
 
