@@ -47,7 +47,7 @@ def init(
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""
-    from eve_build.cli.steps import make_step_printer
+    from eve_build.cli.steps import make_step_printer, print_created
     from eve_build.scaffold.init import init_extension
     from eve_build.scaffold.staging import check_target
 
@@ -59,16 +59,7 @@ def init(
     result = run_core(lambda: init_extension(
         name, target, install=not no_install, git=not no_git, force=force, report=report
     ), json_output=json_output)
-    if json_output:
-        emit_result("created", package=name, directory=str(result.target), files=result.files,
-                    steps=result.steps, nextSteps=result.next_steps)
-        return
-    echo(f"Created {name} in {_shown(result.target)}")
-    for step in result.steps:
-        echo(f"  - {step}")
-    echo("\nNext steps:")
-    for line in result.next_steps:
-        echo(f"  {line}")
+    print_created(result, json_output=json_output, what=name, fields={"package": name})
 
 
 @app.command("build")

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION
-from eve_build.cli.output import echo, emit_result, note, run_core
+from eve_build.cli.output import note, run_core
 from eve_build.cli.summaries import shown_path as _shown
 
 
@@ -28,7 +28,7 @@ def init(
 
     The agent's model is EVE_MODEL when set, else a commented line in agent/agent.py.
     """
-    from eve_build.cli.steps import make_step_printer
+    from eve_build.cli.steps import make_step_printer, print_created
     from eve_build.scaffold.agent import check_agent_init, init_agent
 
     target = directory if directory is not None else Path(name)
@@ -39,13 +39,6 @@ def init(
     result = run_core(lambda: init_agent(
         name, target, install=not no_install, git=not no_git, force=force, report=report
     ), json_output=json_output)
-    if json_output:
-        emit_result("created", project=name, directory=str(result.target), files=result.files,
-                    steps=result.steps, nextSteps=result.next_steps)
-        return
-    echo(f"Created the agent {name} in {_shown(result.target)}")
-    for step in result.steps:
-        echo(f"  - {step}")
-    echo("\nNext steps (PACKAGE_OR_PATH: an extension's package name, wheel or folder):")
-    for line in result.next_steps:
-        echo(f"  {line}")
+    print_created(result, json_output=json_output, what=f"the agent {name}",
+                  fields={"project": name}, next_title="Next steps (PACKAGE_OR_PATH: an "
+                  "extension's package name, wheel or folder):")

@@ -46,3 +46,22 @@ def make_step_printer(terminal: bool | None = None) -> Callable[[str, str], None
         echo_err(f"  {outcome}: {step} ({took:.1f} s)")
 
     return report
+
+
+def print_created(result: Any, *, json_output: bool, what: str, fields: dict[str, Any],
+                  next_title: str = "Next steps:") -> None:
+    """What `eve extension init` / `eve init` made: the `created` JSON, or the lines
+    `Created WHAT in DIR`, each step done and the next steps."""
+    from eve_build.cli.output import echo, emit_result
+    from eve_build.cli.summaries import shown_path
+
+    if json_output:
+        emit_result("created", (), **fields, directory=str(result.target), files=result.files,
+                    steps=result.steps, nextSteps=result.next_steps)
+        return
+    echo(f"Created {what} in {shown_path(result.target)}")
+    for step in result.steps:
+        echo(f"  - {step}")
+    echo(f"\n{next_title}")
+    for line in result.next_steps:
+        echo(f"  {line}")

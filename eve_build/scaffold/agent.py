@@ -17,13 +17,11 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from eve_build._version import __version__
 from eve_build.diagnostics import error
 from eve_build.errors import DiagnosticsError, EveBuildError, UsageError
 from eve_build.process import Runner, run_subprocess
-from eve_build.scaffold.init import InitResult, derive_eve_build_source
+from eve_build.scaffold.init import InitResult, derive_eve_build_source, set_up_scaffold
 from eve_build.scaffold.installer import locate_uv
-from eve_build.scaffold.membership import join_workspace
 from eve_build.scaffold.names import parse_extension_name
 from eve_build.scaffold.placement import derive_placement
 from eve_build.scaffold.render import AGENT_TEMPLATE, derive_context, render_scaffold
@@ -31,8 +29,6 @@ from eve_build.scaffold.staging import FORCE_HINT, check_target, write_scaffold_
 from eve_build.scaffold.steps import (
     TEST_EXTRA,
     StepReporter,
-    commit_scaffold,
-    install_environment,
     report_nothing,
 )
 
@@ -111,26 +107,9 @@ def init_agent(
     except EveBuildError as exc:  # something in the way, found before anything moved
         raise DiagnosticsError(TITLE, [error("init/target-not-a-folder", str(target),
                                              exc.message, exc.hint)]) from None
-    steps = [f"wrote {len(written)} file{'' if len(written) == 1 else 's'}"]
-    if placement.workspace_root is not None:
-        steps += join_workspace(placement.workspace_root, root, name, source=False)
-        steps.append("skipped `git init` and `.venv`: the project is a member of the uv "
-                     f"workspace at `{placement.workspace_root}`")
-        git = install = False
-    if git and shutil.which("git") is not None:
-        steps += commit_scaffold(run, root, f"Scaffold {name} with eve-build {__version__}",
-                                 tell)
-    elif git:
-        steps.append("skipped `git init`: `git` is not on PATH")
-    if install:
-        steps += install_environment(run, root, name, uv=installer, report=tell)
-    tell("start", "building the agent")
-    try:
-        steps.append(build_agent_scaffold(root))
-    except EveBuildError:
-        tell("failed", "building the agent")
-        raise
-    tell("done", "building the agent")
+    steps = set_up_scaffold(root, name, written, placement, what="project", source=False,
+                            git=git, install=install, run=run, installer=installer, tell=tell,
+                            build=build_agent_scaffold, building="building the agent")
     return InitResult(
         target=root,
         files=written,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from eve_build.process import Runner, run_subprocess
 from eve_build.scaffold.installer import locate_uv
 from eve_build.scaffold.membership import join_workspace
 from eve_build.scaffold.names import parse_extension_name
-from eve_build.scaffold.placement import derive_placement
+from eve_build.scaffold.placement import Placement, derive_placement
 from eve_build.scaffold.render import derive_context, render_scaffold
 from eve_build.scaffold.staging import write_scaffold_files
 from eve_build.scaffold.steps import (
@@ -92,10 +93,29 @@ def init_extension(
                                           own_repository=placement.own_repository,
                                           member_path=member))
     written = write_scaffold_files(files, root, force=force)
+    steps = set_up_scaffold(root, name, written, placement, what="package", source=True,
+                            git=git, install=install, run=run, installer=installer, tell=tell,
+                            build=build_scaffold, building="building the extension")
+    return InitResult(
+        target=root,
+        files=written,
+        steps=steps,
+        next_steps=(derive_member_next_steps(placement.workspace_root, name, member)
+                    if placement.workspace_root is not None
+                    else derive_next_steps(target, installed=install)),
+    )
+
+
+def set_up_scaffold(root: Path, name: str, written: Sequence[object], placement: Placement, *,
+                    what: str, source: bool, git: bool, install: bool, run: Runner,
+                    installer: str | None, tell: StepReporter, build: Callable[[Path], str],
+                    building: str) -> list[str]:
+    """After the files are written (`eve extension init`, `eve init`): join the uv
+    workspace, or `git init` and commit; install `.venv`; build once. The steps done."""
     steps = [f"wrote {len(written)} file{'' if len(written) == 1 else 's'}"]
     if placement.workspace_root is not None:
-        steps += join_workspace(placement.workspace_root, root, name)
-        steps.append("skipped `git init` and `.venv`: the package is a member of the uv "
+        steps += join_workspace(placement.workspace_root, root, name, source=source)
+        steps.append(f"skipped `git init` and `.venv`: the {what} is a member of the uv "
                      f"workspace at `{placement.workspace_root}`")
         git = install = False
     if git and shutil.which("git") is not None:
@@ -105,21 +125,14 @@ def init_extension(
         steps.append("skipped `git init`: `git` is not on PATH")
     if install:
         steps += install_environment(run, root, name, uv=installer, report=tell)
-    tell("start", "building the extension")
+    tell("start", building)
     try:
-        steps.append(build_scaffold(root))
+        steps.append(build(root))
     except EveBuildError:
-        tell("failed", "building the extension")
+        tell("failed", building)
         raise
-    tell("done", "building the extension")
-    return InitResult(
-        target=root,
-        files=written,
-        steps=steps,
-        next_steps=(derive_member_next_steps(placement.workspace_root, name, member)
-                    if placement.workspace_root is not None
-                    else derive_next_steps(target, installed=install)),
-    )
+    tell("done", building)
+    return steps
 
 
 def build_scaffold(root: Path) -> str:
