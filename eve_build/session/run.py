@@ -119,6 +119,7 @@ def derive_setup_model(root: Path, request: RunRequest, stored: StoredSession | 
                        ) -> str | None:
     """The model the session will use, for `ctx.model` in local extensions' `setup` (which
     runs while the agent loads, before the session opens); None when it is not known yet."""
+    from eve_build.project.envfiles import layer_environ, read_env_files
     from eve_build.runtime.loader import read_compiled_agent
     from eve_build.session.models import derive_model_choice
 
@@ -126,8 +127,9 @@ def derive_setup_model(root: Path, request: RunRequest, stored: StoredSession | 
         own = read_compiled_agent(root).root.model
     except Exception:  # the load reports a missing or broken build itself
         own = None
-    try:
-        return derive_model_choice(request.model, os.environ, None, own,
+    try:  # the environment the loaded agent reads: the process's over `.env.local`, `.env`
+        environ = layer_environ(read_env_files(root))
+        return derive_model_choice(request.model, environ, None, own,
                                    recorded=stored.model if stored else None).name
     except Exception:  # no model: the session says so when it opens
         return None

@@ -261,3 +261,14 @@ def test_an_sse_stream_carries_log_events_and_content(
     assert chart["result"] == {"points": 3}
     assert [part["type"] for part in chart["content"]] == ["text", "image"]
     assert "Traceback" not in served.stderr_text
+
+
+def test_setup_sees_the_model_a_dotenv_file_names(
+        app: Path, rich: Path, model_env: dict[str, str], fake: tuple[str, Script]) -> None:
+    """`ctx.model` in `setup` is the model the session will use, `.env`'s `EVE_MODEL` too."""
+    env = {k: v for k, v in model_env.items() if k != "EVE_MODEL"}
+    (app / ".env").write_text("EVE_MODEL=openai-chat:scripted\n")
+    fake[1].steps = [{"text": "hello"}]
+    done = run_eve(app, env, "run", "hi", "-e", str(rich))
+    assert done.returncode == 0, done.stderr
+    assert (app / "ext/setup-model.txt").read_text() == "openai-chat:scripted"
