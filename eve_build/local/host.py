@@ -16,7 +16,6 @@ from typing import Any
 from eve_build.diagnostics import Diagnostic, Diagnostics, warning
 from eve_build.local.context import LocalToolContext
 from eve_build.local.record import LoadRequest, LocalExtension, LocalSource, derive_binding
-from eve_build.local.spec import derive_contributions
 from eve_build.runtime.commands import CommandArgument, derive_arguments
 from eve_build.runtime.pipeline import HookEntry
 from eve_build.runtime.tools import ToolEntry
@@ -158,6 +157,8 @@ def _place(record: LocalExtension, state: _Placement, request: LoadRequest) -> N
         return
     if record.binding is None:
         record.binding = derive_binding(record.name, request.states)
+    from eve_build.local.spec import derive_contributions  # only with a loaded extension
+
     derive_contributions(record, record.spec)
     record.tools = _claim(record, "tool", record.tools, state.owners)
     record.commands = _claim(record, "command", record.commands, state.commands)

@@ -23,7 +23,7 @@ import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.local.context import ScriptContext
@@ -36,16 +36,12 @@ from eve_build.local.discovery import (
     locate_project_folder,
 )
 from eve_build.local.record import LoadRequest, LocalExtension, derive_binding
-from eve_build.local.source_loader import (
-    Digests,
-    forget_package,
-    import_source,
-    register_package,
-)
-from eve_build.local.trust import check_trust
 from eve_build.naming import derive_identifier
 from eve_build.sdk.binding import bind
 from eve_build.sdk.local import SPEC_FIELDS, Spec
+
+if TYPE_CHECKING:
+    from eve_build.local.source_loader import Digests
 
 MODULE_PREFIX = "_eve_local"
 _GENERATIONS = itertools.count(1)
@@ -71,6 +67,10 @@ class ScriptSource:
         if self.include_project:
             project = discover_folder(folder, "project", str(PROJECT_FOLDER))
             if project:
+                # the trust check and the source loader are imported only when there is a
+                # script to load: a plain `eve run` has none (issue 28's offline turn)
+                from eve_build.local.trust import check_trust
+
                 check = check_trust(request.project_root, request.eve_home)
                 untrusted = () if check.trusted else check.diagnostics
                 self._approved = (check.digests, folder)
@@ -94,6 +94,10 @@ class ScriptSource:
         return records
 
     def close(self) -> None:
+        if not self._modules:
+            return
+        from eve_build.local.source_loader import forget_package
+
         for name in self._modules:
             forget_package(name)
             for key in [k for k in sys.modules if k == name or k.startswith(f"{name}.")]:
@@ -169,6 +173,8 @@ async def _awaited(value: Any) -> Any:
 def _import(candidate: Candidate, module_name: str,
             approved: tuple[Digests, Path] | None) -> types.ModuleType:
     """Compile from the source bytes, never a `__pycache__` (trust approves sources)."""
+    from eve_build.local.source_loader import import_source, register_package
+
     verify, base = approved if approved is not None else (None, None)
     name = module_name
     if candidate.package:  # siblings import relatively: `from . import helpers`
