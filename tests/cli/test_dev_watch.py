@@ -14,6 +14,7 @@ from pathlib import Path
 
 from eve_build.dev.loop import is_source_change
 from tests.runtime.apps import make_app, mount_file
+from tests.waiting import stop_process
 
 TOOL = """\
 from pydantic import BaseModel
@@ -127,12 +128,7 @@ def test_after_a_member_edit_the_next_generation_loads(tmp_path: Path) -> None:
         spin.write_text(spin.read_text() + "\n# edited\n")
         third = json.loads(lines.get(timeout=60))
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGTERM)
 
     assert (second["status"], second["generation"], second["rebuilt"]) == ("ready", 2, ["gizmo"])
     assert (third["status"], third["generation"], third["rebuilt"]) == ("ready", 3, ["gizmo"])
@@ -165,12 +161,7 @@ def test_sed_in_place_is_one_change_of_the_file(tmp_path: Path) -> None:
                 continue
         assert rounds, "no round after `sed -i`"
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGINT)
 
     assert rounds[0]["status"] == "ready"
     assert rounds[0]["changed"] == ["agent/tools/ping.py"]

@@ -25,6 +25,7 @@ from eve_build.dev.extensions import locate_bundled_extensions
 from eve_build.dev.loop import DevSession
 from eve_build.runtime.loader import load_agent
 from tests.runtime.apps import compile_app, make_app, mount_file
+from tests.waiting import stop_process
 
 
 def _app(tmp_path: Path) -> Path:
@@ -56,12 +57,7 @@ def _dev_tools(root: Path, tmp_path: Path, *flags: str) -> tuple[list[str], Any]
 
         return asyncio.run(scenario())
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGTERM)
 
 
 def test_eve_dev_serves_dev_status_and_the_flag_leaves_it_out(tmp_path: Path) -> None:

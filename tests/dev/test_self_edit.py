@@ -25,6 +25,7 @@ from eve_build.dev.extensions import locate_bundled_extensions
 from eve_build.dev.loop import DevSession
 from eve_build.runtime.loader import load_agent
 from tests.runtime.apps import make_app
+from tests.waiting import stop_process
 
 ADD = '''\
 from pydantic import BaseModel
@@ -103,12 +104,7 @@ def _eve_dev(root: Path, tmp_path: Path, *flags: str,
         assert any(e["status"] == "ready" for e in events), events
         yield next(e["url"] for e in events if e["status"] == "serving")
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGTERM)
 
 
 def test_an_approved_edit_is_served_next_and_a_broken_one_is_kept_out(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from eve_build.mcp.server import create_mcp_server
 from eve_build.runtime import load_agent
 from tests.mcp.conftest import SECRETS, eve_command
 from tests.mcp.servers import serving
+from tests.waiting import stop_process
 
 LEGACY = "legacy"
 """The protocol before 2026-07-28, where `resources/subscribe` lives (the conformance
@@ -273,12 +274,7 @@ def test_eve_dev_announces_a_subscribed_skill_after_its_edit(tmp_path: Path) -> 
         next_line("generation 1 ready")
         text_after = asyncio.run(scenario(url))
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGTERM)
 
     assert updated == ["skill://greeting"]
     assert "Then ask how they are." in text_after

@@ -34,6 +34,7 @@ import yaml
 from tests.conftest import FIXTURES
 from tests.mcp import conformance_suite
 from tests.mcp.conftest import eve_command
+from tests.waiting import stop_process
 
 FIXTURE = FIXTURES / "conformance"
 EXTENSIONS = ("extensions/conformance_tools.py", "extensions/conformance_prompts.py")
@@ -73,12 +74,7 @@ def served(tmp_path: Path) -> Iterator[str]:
         assert line.startswith("serving on http://127.0.0.1:"), line
         yield f"{line.split()[2]}/mcp"
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate(timeout=60)
+        stop_process(process, signal.SIGTERM)
 
 
 def test_the_conformance_suite_passes_against_eve_serve(
