@@ -60,7 +60,6 @@ NUMERIC_SETTINGS: dict[str, NumericSetting] = {s.name: s for s in (
     NumericSetting("EVE_INPUT_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "300"),
     NumericSetting("EVE_CONNECTION_TIMEOUT", "environment variable", "seconds", 0.001, 3600,
                    "10"),
-    NumericSetting("EVE_INPUT_TIMEOUT", "environment variable", "seconds", 0.001, WEEK, "300"),
     NumericSetting("--channel-timeout", "option", "seconds", 0.001, WEEK, "30"),
     NumericSetting("--max-body", "option", "bytes", 1, GIB, "1MiB"),
     NumericSetting("--timeout", "option", "seconds", 0.1, 3600, "5"),

@@ -43,6 +43,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from eve_build.runtime.approval import ApprovalRequest, ApprovalSession
 from eve_build.runtime.trace import logger
 from eve_build.sdk.interaction import (
+    INPUT_TIMEOUT_VARIABLE,
     LOG_LEVELS,
     Cancelled,
     Declined,
@@ -52,17 +53,15 @@ from eve_build.sdk.interaction import (
     SampleRequest,
     current_interaction,
     interacting,
+    read_input_timeout,
     run_answerer,
 )
-from eve_build.settings import read_setting
 
 R = TypeVar("R")
 Context = ServerRequestContext[Any]
 
 DEFAULT_MAX_TOKENS = 1024
 """`maxTokens` of a `sampling/createMessage` when `ctx.sample` names none (MCP requires one)."""
-INPUT_TIMEOUT_ENV = "EVE_INPUT_TIMEOUT"
-DEFAULT_INPUT_TIMEOUT = 300.0
 LEVEL_KEY = "eve/log-level"
 """Where a connection's `logging/setLevel` is kept (the connection's own state)."""
 APPROVALS_KEY = "eve/approvals"
@@ -355,8 +354,8 @@ class McpCall:
     def _expire(self, token: str) -> None:
         self.parked.calls.pop(token, None)
         if self.answer is not None and not self.answer.done():
-            self.answer.set_exception(Cancelled("the question timed out unanswered "
-                                                f"({INPUT_TIMEOUT_ENV}={input_timeout():g} s)"))
+            waited = f"{INPUT_TIMEOUT_VARIABLE}={input_timeout():g} s"
+            self.answer.set_exception(Cancelled(f"the question timed out unanswered ({waited})"))
 
     # what is sent, in order -------------------------------------------------------
 
@@ -407,7 +406,7 @@ def requested_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def input_timeout() -> float:
     """How long a parked call waits for the client's retry (checked when the agent loads)."""
-    return read_setting(INPUT_TIMEOUT_ENV, os.environ, DEFAULT_INPUT_TIMEOUT)
+    return read_input_timeout(os.environ)
 
 
 async def interactive(ctx: Context, params: types.InputResponseRequestParams, parked: Parked,

@@ -35,6 +35,10 @@ from typing import Any, TypeVar
 
 from eve_build.errors import EveBuildError
 
+INPUT_TIMEOUT_VARIABLE = "EVE_INPUT_TIMEOUT"
+INPUT_TIMEOUT = 300.0
+"""How long a question waits for its answer (seconds), unless EVE_INPUT_TIMEOUT says."""
+
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """RFC 5424 severities, lowest first, as MCP's `logging/setLevel` names them."""
 
@@ -258,3 +262,10 @@ def report_progress(text: str, progress: float | None = None, total: float | Non
 
 _PY_LEVELS = {"debug": 10, "info": 20, "notice": 20, "warning": 30, "error": 40,
               "critical": 50, "alert": 50, "emergency": 50}
+
+
+def read_input_timeout(environ: Mapping[str, str]) -> float:
+    """EVE_INPUT_TIMEOUT from `environ` (the loader refused an invalid value already)."""
+    from eve_build.settings import read_setting
+
+    return read_setting(INPUT_TIMEOUT_VARIABLE, environ, INPUT_TIMEOUT)

@@ -25,19 +25,23 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from eve_build.errors import DiagnosticsError
-from eve_build.sdk.interaction import Ask, Cancelled, Declined, Question, interacting
+from eve_build.sdk.interaction import (
+    INPUT_TIMEOUT_VARIABLE,
+    Ask,
+    Cancelled,
+    Declined,
+    Question,
+    interacting,
+    read_input_timeout,
+)
 from eve_build.sdk.questions import check_answer, describe_errors, describe_fields
 from eve_build.session.errors import session_error
 from eve_build.session.inputs import InputRecord
 from eve_build.session.transcript import Listener, SessionEvent
-from eve_build.settings import read_setting
 
 if TYPE_CHECKING:
     from eve_build.session.storage import Storage
 
-INPUT_TIMEOUT = 300.0
-"""Seconds a question waits for its answer over HTTP (docs/sessions.md)."""
-INPUT_TIMEOUT_VARIABLE = "EVE_INPUT_TIMEOUT"
 POLL_SECONDS = 0.05
 """How often the asking turn reads the store for the answer."""
 RUN_WAYS = ("pass each field as `--answer field=value` (repeatable), or talk to the agent "
@@ -118,7 +122,7 @@ class StoreAsker:
                  json_mode: bool, environ: Mapping[str, str]) -> None:
         self.storage, self.session_id, self.listener = storage, session_id, listener
         self.json_mode = json_mode
-        self.timeout = read_setting(INPUT_TIMEOUT_VARIABLE, environ, INPUT_TIMEOUT)
+        self.timeout = read_input_timeout(environ)
         self.pending: InputRecord | None = None  # JSON mode: the question it stopped at
         self.task: asyncio.Future[Any] | None = None
 

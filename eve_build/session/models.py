@@ -86,8 +86,16 @@ def require_model(app_root: Path, given: str | None, resumed: bool) -> None:
     engine nor the agent. A `resumed` session (its model is in the store) and an agent
     that is not built or does not read are left to the full path, which says what is
     wrong with them."""
-    if given or resumed:
-        return
+    if not (given or resumed):
+        read_early_model(app_root, None)
+
+
+def read_early_model(app_root: Path, given: str | None, recorded: str | None = None
+                     ) -> ModelChoice | None:
+    """The root agent's model choice from what is known before the agent loads (the
+    compiled root agent read as plain JSON, the environment over the project's `.env`
+    files); None when the compiled agent cannot be read. Raises `session/model-missing`
+    when nothing names a model."""
     import json
 
     from eve_build.project.envfiles import layer_environ, read_env_files
@@ -96,10 +104,11 @@ def require_model(app_root: Path, given: str | None, resumed: bool) -> None:
         root = json.loads((app_root / COMPILED_FILE).read_text(encoding="utf-8"))["root"]
         own = root.get("model")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return
+        return None
     if own is not None and not isinstance(own, str):
-        return
-    derive_model_choice(None, layer_environ(read_env_files(app_root)), None, own)
+        return None
+    return derive_model_choice(given, layer_environ(read_env_files(app_root)), None, own,
+                               recorded=recorded)
 
 
 def derive_agent_file(module: str | None, agent_dir: str, base: str = "eve_agent") -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eve_build.errors import EveBuildError
 from eve_build.runtime.approval import Approver
 from eve_build.sdk.interaction import interacting
 from eve_build.session.extra import require_agent_extra
@@ -119,20 +120,13 @@ def derive_setup_model(root: Path, request: RunRequest, stored: StoredSession | 
                        ) -> str | None:
     """The model the session will use, for `ctx.model` in local extensions' `setup` (which
     runs while the agent loads, before the session opens); None when it is not known yet."""
-    from eve_build.project.envfiles import layer_environ, read_env_files
-    from eve_build.runtime.loader import read_compiled_agent
-    from eve_build.session.models import derive_model_choice
+    from eve_build.session.models import read_early_model
 
     try:
-        own = read_compiled_agent(root).root.model
-    except Exception:  # the load reports a missing or broken build itself
-        own = None
-    try:  # the environment the loaded agent reads: the process's over `.env.local`, `.env`
-        environ = layer_environ(read_env_files(root))
-        return derive_model_choice(request.model, environ, None, own,
-                                   recorded=stored.model if stored else None).name
-    except Exception:  # no model: the session says so when it opens
+        choice = read_early_model(root, request.model, stored.model if stored else None)
+    except EveBuildError:  # no model: the session says so when it opens
         return None
+    return choice.name if choice is not None else None
 
 
 def derive_options(request: RunRequest, stored: StoredSession | None = None,
