@@ -17,6 +17,10 @@ from typing import Any
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["run"]:  # one message, then exit: see eve_build.startup
+        from eve_build.startup import hold_collection
+
+        hold_collection()  # released once the session has opened
     from eve_build.cli.fast import run_fast
 
     if run_fast(sys.argv[1:]):

@@ -25,6 +25,7 @@ from eve_build.session.models import require_model
 from eve_build.session.problems import session_moved_on
 from eve_build.session.storage import Storage, StoredSession, open_storage
 from eve_build.session.transcript import Listener, RunResult, ignore
+from eve_build.startup import release_collection
 
 if TYPE_CHECKING:
     from eve_build.runtime.agent import Agent
@@ -110,6 +111,7 @@ def open_run(path: Path, request: RunRequest) -> Iterator[OpenRun]:
                 snapshot=stored.snapshot if stored else None) as agent:
             session = open_session(agent, root, stored,
                                    derive_options(request, stored, agent.environ))
+            release_collection()  # started: eve_build.startup
             yield OpenRun(agent, session, storage, stored is not None, request.approve,
                           stored.turns if stored else 0)
     finally:
