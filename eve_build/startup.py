@@ -3,9 +3,10 @@
 Starting `eve run` makes a few hundred thousand objects (modules, classes, pydantic
 schemas, the loaded agent) that live until the process ends. The collector scans them
 again and again while they are made, and once more when the interpreter exits: about a
-sixth of a one-message run's CPU (docs/benchmarks.md). So a one-shot command holds
-the collector (`hold_collection`, the CLI's first step) until its agent is loaded
-(`release_collection`, where the session opens), and then freezes what was made so far:
+sixth of a one-message run's CPU (docs/benchmarks.md). So a one-shot command (`eve
+run`, `eve call`) holds the collector (`hold_collection`, the CLI's first step) until its
+agent is loaded (`release_collection`: where the session opens, where `eve call` has
+loaded the agent), and then freezes what was made so far:
 the turn itself runs with the collector on, and neither its collections nor the one at
 exit scan the startup's objects again.
 

@@ -1,4 +1,4 @@
-"""eve_build.startup: a one-shot `eve run` holds the collector while it starts and
+"""eve_build.startup: a one-shot `eve run` or `eve call` holds the collector while it starts and
 freezes what starting made; every other process keeps the collector as it was. (The
 time saved is measured by bench/offline_turn_bench.py, never here.)"""
 
@@ -81,6 +81,19 @@ def test_eve_run_turns_the_collector_back_on_before_the_turn(reporting_app: Path
     state = json.loads(done.stdout)["collector"]
     assert state["enabled"] is True
     assert state["frozen"] > 10_000  # the modules and the loaded agent
+
+
+def test_eve_call_turns_the_collector_back_on_before_the_call(reporting_app: Path,
+                                                               tmp_path: Path) -> None:
+    environ = {**os.environ, "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-m", "eve_build", "call", "collector",
+                           '{"text": "a"}', "--path", str(reporting_app)], env=environ,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    state = json.loads(done.stdout)
+    assert state["enabled"] is True
+    assert state["frozen"] > 10_000
 
 
 def test_a_session_opened_in_a_process_that_held_nothing_freezes_nothing(

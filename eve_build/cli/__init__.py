@@ -17,10 +17,10 @@ from typing import Any
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["run"]:  # one message, then exit: see eve_build.startup
+    if sys.argv[1:2] in (["run"], ["call"]):  # one message or call, then exit
         from eve_build.startup import hold_collection
 
-        hold_collection()  # released once the session has opened
+        hold_collection()  # released once the agent has loaded (eve_build.startup)
     from eve_build.cli.fast import run_fast
 
     if run_fast(sys.argv[1:]):

@@ -61,6 +61,7 @@ def call(
     from eve_build.runtime.arguments import read_arguments
     from eve_build.runtime.calls import derive_call_bound
     from eve_build.sdk.interaction import interacting
+    from eve_build.startup import release_collection
 
     person = can_ask() and arguments not in ("-", "@-")  # stdin holds the arguments then
     asker = given_answers(answer or [], terminal=person) if answer else \
@@ -71,6 +72,7 @@ def call(
     def run() -> ToolResult:
         given = read_arguments(arguments)
         with load_agent(path, extensions=extension or ()) as agent:
+            release_collection()  # loaded: eve_build.startup
             report_local(agent)
             surface = agent.surface(subagent)
             entry = surface.tools.get(tool)
