@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,17 @@ def eve_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     home = tmp_path_factory.mktemp("eve-home")
     monkeypatch.setenv("EVE_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def agent_package_given_back() -> Iterator[None]:
+    """A test that loads an agent closes it: afterwards `eve_agent` (the name the agent
+    folder imports under) is gone again, or the next test in this worker would import
+    that agent's modules (and tests/runtime/test_loading.py would fail far from here)."""
+    had = "eve_agent" in sys.modules
+    yield
+    if not had and "eve_agent" in sys.modules:
+        for name in [n for n in sys.modules if n == "eve_agent" or n.startswith("eve_agent.")]:
+            del sys.modules[name]
+        pytest.fail("this test left an agent open: `eve_agent` is still in sys.modules "
+                    "(close what it loaded: `agent.close()`, `app.state.host.close()`)")

@@ -122,7 +122,9 @@ def test_a_new_version_of_a_declared_dependency_reimports_everything(
 
 
 def test_installed_versions_are_those_importlib_metadata_reads() -> None:
-    for distribution in importlib.metadata.distributions():
+    # the environment's site-packages only: a test that imported setuptools may have put
+    # its vendored distributions (`setuptools/_vendor`) on sys.path in this worker
+    for distribution in importlib.metadata.distributions(path=caching._site_folders()):
         name = distribution.metadata["Name"]
         assert caching._version_of(name) == distribution.version, name
     assert caching._version_of("no-such-distribution-here") == "missing"

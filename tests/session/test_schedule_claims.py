@@ -38,7 +38,7 @@ def test_two_schedulers_on_one_store_fire_each_due_time_once(counter_root: Path,
     try:
         fired = asyncio.run(main())
     finally:
-        for app in apps:
+        for app in reversed(apps):  # last opened, first closed: each gives back `eve_agent`
             app.state.host.close()
             app.state.store.close()
     assert fired[0] == [[], []]

@@ -72,7 +72,7 @@ def test_two_projects_on_one_store_each_claim_their_own_due_times(
     try:
         fired = asyncio.run(main())
     finally:
-        for app in apps:
+        for app in reversed(apps):  # last opened, first closed: each gives back `eve_agent`
             app.state.host.close()
             app.state.store.close()
     for round_ in fired[1:]:  # both projects ran `minutely` every minute

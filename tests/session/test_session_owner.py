@@ -201,7 +201,10 @@ def test_opened_sessions_are_bounded_and_reopened_from_the_store(tmp_path: Path,
             assert ids[0] in routes.sessions and len(routes.sessions) == OPEN_SESSIONS
             return ids
 
-    ids = asyncio.run(drive())
-    store.close()
+    try:
+        ids = asyncio.run(drive())
+    finally:  # no lifespan ran (ASGITransport): close what it would have closed
+        app.state.host.close()
+        store.close()
     store_url = f"sqlite://{tmp_path / 'bounded.sqlite3'}"
     assert _stored_user_texts(store_url, tmp_path, ids[0]) == (2, ["hi", "again"])
