@@ -19,8 +19,12 @@ Two more kinds of block stand for a second terminal:
   once it has printed as many stdout lines as the page shows. The blocks after it are the
   second terminal.
 - ```` ```console walk log ````: Ctrl-C in the first terminal (SIGINT to that process
-  group, `stop_process`'s wait and kill after the deadline); the block is its stderr,
-  then `exit N`. The background block is compared with its whole stdout then.
+  group, then, as `tests/waiting.py::stop_process` does, a wait and a kill after the
+  deadline); the block is its stderr, then `exit N` (always shown). The background block
+  is compared with its whole stdout then.
+
+Blocks the page does not mark (the clone and the install of section 1) are illustrations,
+and the page says what its `.venv` stands for here.
 
 Normalised before comparing (the page keeps what one run printed): the temporary folder
 becomes `/tmp/walk` (and this checkout `/tmp/walk/eve-build`); durations (`(4.4 s)`,
@@ -34,10 +38,13 @@ page, with durations, process ids and client ports as measured.
 
 The walk's machine: `eve` and `python` on PATH are those of the clone's `.venv`, and no
 `uv`. That `.venv` is a throwaway venv in the test's folder, layered on the test's venv (a
-`.pth` line `site.addsitedir(<test venv site-packages>)`: eve-build, editable, and every
-dependency are seen, while installs land in the throwaway venv), because section 3's
-`eve add` installs into the environment running eve (pip, `eve_build.add.installer`) and
-the test's own venv must never change; the test checks that it did not. HOME is a folder
+`.pth` line `site.addsitedir(<test venv site-packages>)`: eve-build, editable, pip and
+every dependency are seen, while installs land in the throwaway venv, the prefix of the
+interpreter pip runs on; made `--without-pip` in a fraction of a second, its `eve` the
+test venv's console script on its own interpreter), because section 3's `eve add`
+installs into the environment running eve (`python -m pip`, `eve_build.add.installer`) and
+the test's own venv must never change: the test checks that wx-alerts is installed in the
+throwaway venv and not in its own. HOME is a folder
 of the test's too (the MCP SDK's stdio client passes HOME and PATH only, so `eve mcp`
 must not find a developer's `~/.eve`). On a machine without `curl`, a stand-in doing the
 same GET (`write_curl`) is put on PATH for section 4's `curl -s`.
@@ -329,7 +336,7 @@ def test_a_here_document_is_one_command_with_its_lines() -> None:
 
 def _installed_wx_alerts(site_packages: Path) -> list[str]:
     return sorted(p.name for p in site_packages.iterdir()
-                  if re.match(r"(?i)_?wx[_-]alerts", p.name))
+                  if re.search(r"(?i)wx[_-]alerts", p.name))
 
 
 def test_the_walkthrough_prints_what_the_page_shows(walk: Walk, update_golden: bool) -> None:
