@@ -334,6 +334,23 @@ def test_a_here_document_is_one_command_with_its_lines() -> None:
     assert [c.expected for c in commands] == [[], ["1"]]
 
 
+def test_the_served_port_is_the_pages_port_on_the_page() -> None:
+    shell = Shell(Path("/nowhere"), {})
+    shell.ports["8765"] = "40123"
+    assert (shell.command("curl -s http://127.0.0.1:8765/.eve/health")
+            == "curl -s http://127.0.0.1:40123/.eve/health")
+    assert (shell.shown("serving on http://127.0.0.1:40123 (Ctrl-C to stop)")
+            == "serving on http://127.0.0.1:8765 (Ctrl-C to stop)")
+
+
+def test_process_ids_and_client_ports_are_not_compared() -> None:
+    one = 'INFO: Started server process [17445]\nINFO: 127.0.0.1:60818 - "GET / HTTP/1.1" 200'
+    other = 'INFO: Started server process [9171]\nINFO: 127.0.0.1:37320 - "GET / HTTP/1.1" 200'
+    assert normalise(one) == normalise(other)
+    assert normalise(one) != normalise(other.replace("GET / ", "GET /x "))
+    assert normalise("http://127.0.0.1:8765/mcp") != normalise("http://127.0.0.1:8766/mcp")
+
+
 def _installed_wx_alerts(site_packages: Path) -> list[str]:
     return sorted(p.name for p in site_packages.iterdir()
                   if re.search(r"(?i)wx[_-]alerts", p.name))
