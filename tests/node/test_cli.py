@@ -29,7 +29,7 @@ def test_add_shows_what_it_registers_and_asks(home: Path, tmp_path: Path) -> Non
     assert not (home / "nodes.json").exists()
     added = ext("add", str(project), "--yes")
     assert added.exit_code == 0, added.output
-    assert "Registered node `echo-node`; start it with `eve ext start echo-node`" in added.output
+    assert "Registered node `echo-node`; start it with `eve node start echo-node`" in added.output
     listed = ext("list", "--json")
     assert listed.exit_code == 0
     validate("ext-list.json", json.loads(listed.stdout))
