@@ -110,7 +110,7 @@ def list_(json_output: bool = JSON_OPTION) -> None:
         return
     render_diagnostics(problems)
     if not rows:
-        echo("No nodes registered; add one with `eve ext add PATH`")
+        echo("No nodes registered; add one with `eve node add PATH`")
     for row in rows:
         state = (f"running (pid {row['pid']}, `{row['socket']}`)" if row["running"]
                  else "stopped")
