@@ -17,6 +17,8 @@ CODES: dict[str, str] = {
     "project/source-missing": "The source folder named by `tool.eve.extension.source` is absent.",
     "project/external-dependency-undeclared":
         "`external-dependencies` names a package missing from the dependencies.",
+    "project/field-invalid": "A `[project]` field of the agent app's pyproject.toml has the "
+        "wrong type (`dependencies = \"x\"`, `project` not a table).",
     # discover: walking the slots
     "discover/reserved-entry": "An extension root holds an entry that belongs to the agent.",
     "discover/name-invalid": "A file or folder name is not a valid contribution name.",
