@@ -251,5 +251,9 @@ class ConnectionTools:
                             f"({failure})")
 
     def _warn(self, problem: Diagnostic) -> None:
+        """Keep the warning, and log it with its file and hint on one line (what `eve
+        serve` and `eve mcp` show of it)."""
         self.diagnostics.append(problem)
-        logger.warning("%s", problem.message)
+        where = f"{problem.location()}: " if problem.location() else ""
+        hint = f" (hint: {problem.hint})" if problem.hint else ""
+        logger.warning("%s%s%s", where, problem.message, hint)

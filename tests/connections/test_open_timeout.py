@@ -6,6 +6,7 @@ no traceback; the agent's own tools still answer."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 from collections.abc import Iterator
@@ -92,3 +93,36 @@ def test_the_json_failure_carries_the_connection_diagnostic(
     assert (problem["code"], problem["file"]) == ("connection/unreachable",
                                                   "agent/connections/silent.py")
     assert "EVE_CONNECTION_TIMEOUT" in problem["hint"]
+
+
+def test_eve_run_in_an_agent_whose_connection_never_answers_prints_no_traceback(
+        silent_app: Path, silent_url: str, tmp_path: Path) -> None:
+    """The same abandoned open under `eve run` (its connections open to list the agent's
+    skills and tools): a mistyped skill is its own error, and nothing else is printed."""
+    env = {**os.environ, "SILENT_MCP_URL": silent_url, "EVE_CONNECTION_TIMEOUT": "1",
+           "EVE_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    done = subprocess.run(eve_command("run", "-m", "test", "/skill:nothing", "--path",
+                                      str(silent_app)),
+                          capture_output=True, text=True, env=env, timeout=120)
+
+    assert done.returncode == 1
+    assert "error: the agent has no skill `nothing`" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "never retrieved" not in done.stderr
+
+
+def test_the_logged_warning_names_the_file_and_the_timeout_to_raise(
+        silent_app: Path, silent_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """What `eve serve` logs when the agent's tools are first listed."""
+    from eve_build.runtime.loader import load_agent
+
+    environ = {**os.environ, "SILENT_MCP_URL": silent_url, "EVE_CONNECTION_TIMEOUT": "1"}
+    caplog.set_level(logging.WARNING, logger="eve_build.runtime")
+    with load_agent(silent_app, environ=environ, local=False) as agent:
+        names = agent.tools()
+
+    assert names == ["hello"]
+    [line] = [r.getMessage() for r in caplog.records if "`silent`" in r.getMessage()]
+    assert line.startswith("agent/connections/silent.py: the MCP connection `silent` did not "
+                           "answer within 1 s: its tools are left out (hint: ")
+    assert "raise `EVE_CONNECTION_TIMEOUT` (now 1 s)" in line
