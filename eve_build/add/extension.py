@@ -87,9 +87,11 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
         after = derive_pyproject_text(before, candidate.requirement,
                                       uv_source=candidate.uv_source)
     except DependenciesNotListError as exc:
+        fix = ("write it as a table: a `[project]` line with `name`, `version` and "
+               "`dependencies` below it" if str(exc).startswith("`project`") else
+               'write it as a list, e.g. `dependencies = ["acme-crm"]`')
         raise _fail("add/project-invalid", PYPROJECT, str(exc),
-                    'write it as a list, e.g. `dependencies = ["acme-crm"]`; nothing was '
-                    "changed") from None
+                    f"{fix}; nothing was changed") from None
     except Exception as exc:  # tomlkit's ParseError and friends: the user's TOML is wrong
         raise _fail("add/project-invalid", PYPROJECT, f"`{PYPROJECT}` cannot be edited: {exc}",
                     "fix its TOML syntax; nothing was changed",

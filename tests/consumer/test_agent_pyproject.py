@@ -89,6 +89,8 @@ def test_eve_add_refuses_before_it_installs(case: str, tmp_path: Path) -> None:
     code = "add/project-invalid" if case in ADD_OWN else expected["code"]
     assert (problem.code, problem.file) == (code, "pyproject.toml")
     assert problem.hint
+    if case == "project-not-a-table":
+        assert "write it as a table" in problem.hint  # (it said "write it as a list")
     assert calls == []  # nothing installed
     assert read_files(root) == before
 
