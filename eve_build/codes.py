@@ -17,6 +17,8 @@ CODES: dict[str, str] = {
     "project/source-missing": "The source folder named by `tool.eve.extension.source` is absent.",
     "project/external-dependency-undeclared":
         "`external-dependencies` names a package missing from the dependencies.",
+    "project/field-invalid": "A `[project]` field of the agent app's pyproject.toml has the "
+        "wrong type (`dependencies = \"x\"`, `project` not a table).",
     # discover: walking the slots
     "discover/reserved-entry": "An extension root holds an entry that belongs to the agent.",
     "discover/name-invalid": "A file or folder name is not a valid contribution name.",
@@ -163,16 +165,17 @@ CODES: dict[str, str] = {
         "since it was: skipped until `eve trust`.",
     "local/trust-file-invalid": "`$EVE_HOME/trust.json` is corrupt: no project folder is "
         "trusted.",
-    # node: project extensions in their own process (DESIGN section 8, `eve ext`)
-    "node/project-invalid": "`eve ext add` of a folder without pyproject.toml.",
+    # node: project extensions in their own process (DESIGN section 8, `eve node`)
+    "node/project-invalid": "`eve node add` of a folder without pyproject.toml.",
     "node/name-invalid": "A node's name (its folder name or `--name`) is not a valid name.",
-    "node/already-registered": "`eve ext add` of a name registered for another folder.",
+    "node/already-registered": "`eve node add` of a name registered for another folder.",
     "node/registry-invalid": "`$EVE_HOME/nodes.json` cannot be read or is of another format.",
-    "node/not-registered": "`eve ext start|stop|remove` of a name `eve ext add` never registered.",
+    "node/not-registered": "`eve node start|stop|remove` of a name `eve node add` never "
+        "registered.",
     "node/extension-missing": "A node's project has no `extension.py`.",
     "node/install-failed": "Creating a node's venv or installing its project failed.",
-    "node/start-failed": "A node exited or did not answer `describe` after `eve ext start`.",
-    "node/not-running": "No longer emitted: `eve ext stop` of a stopped node exits 0 with a "
+    "node/start-failed": "A node exited or did not answer `describe` after `eve node start`.",
+    "node/not-running": "No longer emitted: `eve node stop` of a stopped node exits 0 with a "
         "note.",
     "node/socket-unsafe": "A node's socket is another user's or others may connect: refused.",
     "node/stale": "A node's socket or pid file outlived its process; they were removed.",

@@ -4,7 +4,8 @@
 
 find the app -> read the target's manifest (not an extension: stop) -> check the
 namespace (invalid or taken: stop) -> derive the new pyproject text (invalid TOML:
-stop) -> install (failed: stop) -> write pyproject.toml and
+stop) -> check the rest of the agent's pyproject (`project.agent_pyproject`: a field of
+the wrong type, a bad requirement: stop) -> install (failed: stop) -> write pyproject.toml and
 `agent/extensions/<ns>.py` -> build the agent. Only after the install succeeded is
 anything in the project written, and it is all or nothing: when the install, a write
 or the build fails (or Ctrl-C), the two files and the extension's installation in the
@@ -34,6 +35,7 @@ from eve_build.add.target import TITLE, Candidate, derive_candidate, describe_in
 from eve_build.consumer.build import replace_file
 from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.errors import DiagnosticsError
+from eve_build.project.agent_pyproject import read_agent_pyproject
 from eve_build.project.app import locate_app
 from eve_build.project.pyproject import PYPROJECT
 from eve_build.slots import MOUNTS_DIRECTORY
@@ -85,13 +87,18 @@ def add_extension(start: Path, target: str, namespace: str | None = None, *,
         after = derive_pyproject_text(before, candidate.requirement,
                                       uv_source=candidate.uv_source)
     except DependenciesNotListError as exc:
+        fix = ("write it as a table: a `[project]` line with `name`, `version` and "
+               "`dependencies` below it" if str(exc).startswith("`project`") else
+               'write it as a list, e.g. `dependencies = ["acme-crm"]`')
         raise _fail("add/project-invalid", PYPROJECT, str(exc),
-                    'write it as a list, e.g. `dependencies = ["acme-crm"]`; nothing was '
-                    "changed") from None
+                    f"{fix}; nothing was changed") from None
     except Exception as exc:  # tomlkit's ParseError and friends: the user's TOML is wrong
         raise _fail("add/project-invalid", PYPROJECT, f"`{PYPROJECT}` cannot be edited: {exc}",
                     "fix its TOML syntax; nothing was changed",
                     line=locate_toml_error(exc, before)) from None
+    _, wrong = read_agent_pyproject(app.root)  # `name = 3`, a bad requirement, ...
+    if wrong:  # what the build after the install would refuse: refused before it
+        raise DiagnosticsError(TITLE, wrong)
     command = derive_install_command(environment, candidate.install)
     name = manifest.package.name
     with all_or_nothing([pyproject, mount_file], environment, name, runner) as snapshot:

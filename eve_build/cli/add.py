@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import echo, emit_result, run_core
+from eve_build.cli.output import emit_result, run_core, summary
 
 
 def register(app: typer.Typer) -> None:
@@ -33,11 +33,11 @@ def add(
                     version=result.version, mountFile=str(result.mount_file),
                     env=list(result.env), tools=list(result.tools), replaced=result.replaced)
         return
-    echo(f"Added {result.package} {result.version} as `{result.namespace}` "
-         f"({result.mount_file.name}); the agent is built")
+    summary(f"Added {result.package} {result.version} as `{result.namespace}` "
+            f"({result.mount_file.name}); the agent is built")
     if result.replaced:
-        echo(f"  replaced: {result.replaced}")
+        summary(f"  replaced: {result.replaced}")
     if result.tools:
-        echo(f"  tools: {', '.join(result.tools)}")
+        summary(f"  tools: {', '.join(result.tools)}")
     if result.env:
-        echo("Set before running the agent: " + ", ".join(result.env))
+        summary("Set before running the agent: " + ", ".join(result.env))

@@ -18,6 +18,7 @@ from eve_build.cli.output import (
     note,
     render_diagnostics,
     run_core,
+    summary,
 )
 
 app = typer.Typer(help="Project extensions (nodes): register, start, list, stop, remove.",
@@ -44,9 +45,10 @@ def add(
     home = _home()
     entry = run_core(lambda: plan_add(home, path, name), json_output=json_output)
     files = sorted(p.name for p in entry.path.iterdir() if not p.name.startswith("."))
-    echo_err(f"Registering node `{entry.name}` from `{entry.path}`:")
-    echo_err(f"  files: {', '.join(files)}")
-    echo_err("  `eve ext start` will install it in its own venv and run its code as you.")
+    say = note if yes else echo_err  # what the question is about; no question: a note
+    say(f"Registering node `{entry.name}` from `{entry.path}`:")
+    say(f"  files: {', '.join(files)}")
+    say("  `eve node start` will install it in its own venv and run its code as you.")
     if not yes and not typer.confirm("Trust and register it?", err=True):
         if json_output:
             emit_result("failed", name=entry.name, path=str(entry.path),
@@ -57,7 +59,7 @@ def add(
     if json_output:
         emit_result("registered", name=entry.name, path=str(entry.path))
         return
-    echo(f"Registered node `{entry.name}`; start it with `eve ext start {entry.name}`")
+    summary(f"Registered node `{entry.name}`; start it with `eve node start {entry.name}`")
 
 
 @app.command("start")
@@ -79,11 +81,12 @@ def start(
             (emit_json_line if reload else emit_json)(fields)
             return
         for step in report.steps:
-            echo_err(f"  - {step}")
+            note(f"  - {step}")
         state = "already running" if report.already_running else "started"
         tools = ", ".join(f"`{t}`" for t in report.tools) or "no tools"
-        echo(f"Node `{report.name}` {state} (pid {report.pid}) on `{report.socket}`: {tools}")
-        echo_err(f"  log: `{report.log}`")
+        summary(f"Node `{report.name}` {state} (pid {report.pid}) on `{report.socket}`: "
+                f"{tools}")
+        note(f"  log: `{report.log}`")
 
     if not reload:
         show(run_core(lambda: start_node(_home(), name), json_output=json_output))
@@ -107,7 +110,7 @@ def list_(json_output: bool = JSON_OPTION) -> None:
         return
     render_diagnostics(problems)
     if not rows:
-        echo("No nodes registered; add one with `eve ext add PATH`")
+        echo("No nodes registered; add one with `eve node add PATH`")
     for row in rows:
         state = (f"running (pid {row['pid']}, `{row['socket']}`)" if row["running"]
                  else "stopped")
@@ -128,7 +131,7 @@ def stop(name: str = typer.Argument(..., help="The running node."),
     if how == "not-running":  # idempotent: the node is stopped, which is what was asked
         note(f"Node `{name}` is not running; nothing to stop")
         return
-    echo(f"Node `{name}` {how}")
+    summary(f"Node `{name}` {how}")
 
 
 @app.command("remove")
@@ -141,4 +144,4 @@ def remove(name: str = typer.Argument(..., help="The registered node."),
     if json_output:
         emit_result("removed", name=name, wasRunning=bool(was_running))
         return
-    echo(f"Removed node `{name}`" + (" (stopped it first)" if was_running else ""))
+    summary(f"Removed node `{name}`" + (" (stopped it first)" if was_running else ""))

@@ -9,11 +9,11 @@ import typer
 from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.output import (
     detail,
-    echo,
     emit_result,
     note,
     render_diagnostics,
     run_core,
+    summary,
 )
 from eve_build.cli.summaries import counted, describe_extension_built
 from eve_build.cli.summaries import shown_path as _shown
@@ -82,7 +82,7 @@ def build(
         return
     for written in result.files:
         detail(f"  wrote {written}")
-    echo(describe_extension_built(result))
+    summary(describe_extension_built(result))
 
 
 @app.command("pack")
@@ -111,9 +111,10 @@ def pack(
                     requires=manifest.requires,
                     externalDependencies=manifest.build.external_dependencies)
         return
-    echo(f"Built {_shown(wheel.path)} ({counted(wheel.files, 'file')})")
+    summary(f"Built {_shown(wheel.path)} ({counted(wheel.files, 'file')})")
     if result.sdist is not None:
-        echo(f"  sdist: {_shown(result.sdist)}")
-    echo(f"  import package: {wheel.import_package} ({counted(wheel.package_files, 'file')})")
-    echo(f"  manifest requires: {requires}")
-    echo(f"  external dependencies: {externals}")
+        summary(f"  sdist: {_shown(result.sdist)}")
+    summary(f"  import package: {wheel.import_package} "
+            f"({counted(wheel.package_files, 'file')})")
+    summary(f"  manifest requires: {requires}")
+    summary(f"  external dependencies: {externals}")

@@ -6,7 +6,7 @@
 Exactly these command lines are run here; any other (`--path`, `--json`, `-v`,
 `--help`, a typo) goes to the typer application unchanged. Each build is the same core
 call as `cli.extension.build` / `cli.agent.build`, and what it prints is the same: on
-a clean success its lines on stdout, written here (`eve -q build`: none); when there
+a clean success its lines on stdout, written here (with `-q`: none); when there
 are warnings or the build fails, the diagnostics are rendered by `cli.output` and
 `cli.guard` (which import typer and rich then, off the hot path). Ctrl-C prints
 `Aborted!` and exits 1, as click does.
@@ -56,6 +56,8 @@ def _build_extension(use_cache: bool, quiet: bool) -> None:
         result = _run(lambda: build_extension(Path(), use_cache=use_cache, zygote=zygote),
                       quiet)
     _warn(result.warnings, quiet)
+    if quiet:  # the summary is for people: `-q` prints nothing on success
+        return
     from eve_build.cli.summaries import describe_extension_built
 
     print(describe_extension_built(result), flush=True)

@@ -10,7 +10,14 @@ import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
 from eve_build.cli.options import ExtensionPaths
-from eve_build.cli.output import echo, echo_err, emit_result, render_diagnostics, run_core
+from eve_build.cli.output import (
+    echo,
+    echo_err,
+    emit_result,
+    render_diagnostics,
+    run_core,
+    summary,
+)
 
 if TYPE_CHECKING:
     from eve_build.runtime.agent import Agent
@@ -145,11 +152,11 @@ def new_local(
         emit_result("created", path=str(written.path), scope=written.scope,
                     nextSteps=next_steps)
         return
-    echo(f"Wrote `{written.path}`")
-    echo("\nNext steps:")
+    summary(f"Wrote `{written.path}`")
+    summary("\nNext steps:")
     if written.scope == "project":
-        echo("  eve trust          # approve the project's local extensions")
-    echo("  eve extensions list   # check that it loads")
+        summary("  eve trust          # approve the project's local extensions")
+    summary("  eve extensions list   # check that it loads")
 
 
 def _diagnostics(items: list[dict[str, Any]]) -> list[Any]:

@@ -53,6 +53,13 @@ def echo(text: str = "", *, nl: bool = True) -> None:
     typer.echo(escape_controls(text), nl=nl)
 
 
+def summary(text: str = "") -> None:
+    """A line of what a command did, on stdout after its success: for people, so
+    `--quiet` hides it (`eve build -q` prints nothing on success). Data uses `echo`."""
+    if not SETTINGS.quiet:
+        echo(text)
+
+
 def echo_err(text: str = "") -> None:
     """An error line on stderr: shown even with `--quiet`."""
     if _plain_stderr():

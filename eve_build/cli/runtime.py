@@ -16,13 +16,13 @@ from eve_build.cli.local import report_local
 from eve_build.cli.options import ExtensionPaths
 from eve_build.cli.output import (
     detail,
-    echo,
     echo_err,
     emit_json,
     emit_result,
     note,
     render_diagnostics,
     run_core,
+    summary,
 )
 from eve_build.cli.session import ANSWER_OPTION
 
@@ -149,8 +149,8 @@ def migrate(
                     moved=moved, dropped=len(warnings))
         return
     noun = "key" if moved == 1 else "keys"
-    echo(f"Migrated `{snapshot}` into `{target}`: {moved} {noun} moved, "
-         f"{len(warnings)} dropped")
+    summary(f"Migrated `{snapshot}` into `{target}`: {moved} {noun} moved, "
+            f"{len(warnings)} dropped")
 
 
 def start_watchdog(tool: str, bound: float, json_output: bool) -> threading.Timer:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import echo, emit_result, note, run_core
+from eve_build.cli.output import echo, emit_result, note, run_core, summary
 
 app = typer.Typer(help="Stored agent sessions: list, show, delete (EVE_SESSION_STORE).",
                   no_args_is_help=True)
@@ -79,4 +79,4 @@ def delete(session_id: str = typer.Argument(..., metavar="ID", help="The session
     if json_output:
         emit_result("deleted", store=where, id=session_id)
         return
-    echo(f"Deleted session `{session_id}` from `{where}`")
+    summary(f"Deleted session `{session_id}` from `{where}`")

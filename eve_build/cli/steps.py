@@ -15,8 +15,17 @@ from typing import Any
 from eve_build.cli.output import echo_err
 
 
+def _say_nothing(event: str, step: str) -> None:
+    del event, step
+
+
 def make_step_printer(terminal: bool | None = None) -> Callable[[str, str], None]:
-    """A `StepReporter` for the CLI: spinner on a terminal, plain lines otherwise."""
+    """A `StepReporter` for the CLI: spinner on a terminal, plain lines otherwise, nothing
+    with `--quiet` (the steps are progress)."""
+    from eve_build.cli.output import SETTINGS
+
+    if SETTINGS.quiet:
+        return _say_nothing
     console: Any = None
     if terminal if terminal is not None else sys.stderr.isatty():
         try:
@@ -52,16 +61,16 @@ def print_created(result: Any, *, json_output: bool, what: str, fields: dict[str
                   next_title: str = "Next steps:") -> None:
     """What `eve extension init` / `eve init` made: the `created` JSON, or the lines
     `Created WHAT in DIR`, each step done and the next steps."""
-    from eve_build.cli.output import echo, emit_result
+    from eve_build.cli.output import emit_result, summary
     from eve_build.cli.summaries import shown_path
 
     if json_output:
         emit_result("created", (), **fields, directory=str(result.target), files=result.files,
                     steps=result.steps, nextSteps=result.next_steps)
         return
-    echo(f"Created {what} in {shown_path(result.target)}")
+    summary(f"Created {what} in {shown_path(result.target)}")
     for step in result.steps:
-        echo(f"  - {step}")
-    echo(f"\n{next_title}")
+        summary(f"  - {step}")
+    summary(f"\n{next_title}")
     for line in result.next_steps:
-        echo(f"  {line}")
+        summary(f"  {line}")

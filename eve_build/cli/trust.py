@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from eve_build.cli.conventions import JSON_OPTION, path_option
-from eve_build.cli.output import echo, echo_err, emit_result, run_core
+from eve_build.cli.output import echo, echo_err, emit_result, run_core, summary
 from eve_build.cli.summaries import counted
 
 
@@ -29,16 +29,17 @@ def trust(
     from eve_build.local.discovery import PROJECT_FOLDER, locate_eve_home
     from eve_build.local.trust import approve_trust, check_trust, revoke_trust
 
-    show = echo_err if json_output else echo
+    # what the question is about; with `--yes` nothing is asked: a summary, none with -q
+    show = echo_err if json_output else summary if yes else echo
     home = locate_eve_home()
     if revoke:
         revoked = run_core(lambda: revoke_trust(path, home), json_output=json_output)
         if json_output:
             emit_result("revoked" if revoked else "not-approved", folder=str(path), files=[])
         elif revoked:
-            echo(f"Revoked the approval of `{PROJECT_FOLDER}` in `{path}`")
+            summary(f"Revoked the approval of `{PROJECT_FOLDER}` in `{path}`")
         else:
-            echo(f"`{PROJECT_FOLDER}` in `{path}` was not approved")
+            summary(f"`{PROJECT_FOLDER}` in `{path}` was not approved")
         return
     check = run_core(lambda: check_trust(path, home), json_output=json_output)
     if check.state in ("empty", "trusted"):
@@ -46,10 +47,10 @@ def trust(
             emit_result("empty" if check.state == "empty" else "already-trusted",
                         folder=str(check.folder), files=list(check.files))
         elif check.state == "empty":
-            echo(f"There are no files in `{PROJECT_FOLDER}` to approve")
+            summary(f"There are no files in `{PROJECT_FOLDER}` to approve")
         else:
-            echo(f"`{PROJECT_FOLDER}` is already trusted as it is "
-                 f"({counted(len(check.files), 'file')})")
+            summary(f"`{PROJECT_FOLDER}` is already trusted as it is "
+                    f"({counted(len(check.files), 'file')})")
         return
     said = " (changed since approved)" if check.state == "changed" else ""
     show(f"The project's local extensions in `{check.folder}`{said} run as your user:")
@@ -67,4 +68,5 @@ def trust(
         emit_result("trusted", folder=str(check.folder), files=list(approved.files),
                     digest=approved.digest)
         return
-    echo(f"Trusted `{PROJECT_FOLDER}` ({counted(len(approved.files), 'file')}, {approved.digest})")
+    summary(f"Trusted `{PROJECT_FOLDER}` ({counted(len(approved.files), 'file')}, "
+            f"{approved.digest})")

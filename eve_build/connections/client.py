@@ -73,15 +73,19 @@ def falls_back(exc: BaseException, statuses: list[int]) -> bool:
 
 def describe_failure(name: str, file: str, url: str, headers: Mapping[str, str],
                      exc: BaseException | None, statuses: list[int], *, timeout: float,
-                     severity: Severity = Severity.ERROR) -> Diagnostic:
+                     severity: Severity = Severity.ERROR, timeout_setting: str = ""
+                     ) -> Diagnostic:
     """Why the connection `name` did not open: unreachable, unauthorized or not MCP.
 
-    `exc` None means it did not answer within `timeout`.
+    `exc` None means it did not answer within `timeout`; `timeout_setting` names what
+    sets that timeout (`EVE_CONNECTION_TIMEOUT`), for the hint.
     """
     failures = [s for s in statuses if s >= 400]
     if exc is None:
+        slow = (f"; if it is only slow to answer, raise `{timeout_setting}` (now {timeout:g} s)"
+                if timeout_setting else "")
         code, what, hint = ("connection/unreachable", f"did not answer within {timeout:g} s",
-                            "check that the server runs and the URL is right")
+                            f"check that the server runs and the URL is right{slow}")
     elif any(s in AUTH_STATUSES for s in failures):
         status = next(s for s in failures if s in AUTH_STATUSES)
         names = ", ".join(f"`{n}`" for n in sorted(headers))

@@ -55,7 +55,10 @@ class HeldClient:
         try:
             async with asyncio.timeout(timeout):
                 await asyncio.shield(ready)
-        except TimeoutError:
+        except (TimeoutError, asyncio.CancelledError):
+            # nobody waits for `ready` now: cancelled, it cannot be left holding the
+            # task's CancelledError, which asyncio would print as a traceback at exit
+            ready.cancel()
             self._task.cancel()
             raise
 

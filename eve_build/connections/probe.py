@@ -71,6 +71,7 @@ async def probe_connection(connection: ResolvedConnection, *,
     except Exception as exc:  # the SDK and the network raise many kinds; each is a diagnosis
         failure = exc
     problem = describe_failure(connection.name, connection.file, connection.url,
-                               connection.headers, failure, statuses, timeout=timeout)
+                               connection.headers, failure, statuses, timeout=timeout,
+                               timeout_setting="--timeout")
     answered = problem.code != "connection/unreachable"
     return ProbeResult(connection.name, answered, problem=problem)

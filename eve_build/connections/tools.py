@@ -91,11 +91,12 @@ class ConnectionTools:
         """`open` for code in an event loop: waits without blocking it."""
         await asyncio.shield(asyncio.wrap_future(self._start()))
 
-    def hint_for(self, name: str) -> str | None:
-        """Why `name` may be missing: the connection it would come from did not open."""
+    def failure_for(self, name: str) -> Diagnostic | None:
+        """The diagnostic of the connection `name` would come from, when it did not open
+        (a warning: the agent went on without its tools)."""
         for connection, problem in sorted(self._failed.items()):
             if name.startswith(f"{connection}__"):
-                return f"{problem.message}, so it has no tools: {problem.hint}"
+                return problem
         return None
 
     def close(self) -> None:
@@ -160,7 +161,8 @@ class ConnectionTools:
                 failure = None if isinstance(outcome, TimeoutError) else outcome
                 problem = describe_failure(
                     connection.name, connection.file, client.url, connection.headers, failure,
-                    client.statuses, timeout=self.timeout, severity=Severity.WARNING)
+                    client.statuses, timeout=self.timeout, severity=Severity.WARNING,
+                    timeout_setting=TIMEOUT_VARIABLE)
                 self._failed[connection.name] = problem
                 self._warn(Diagnostic(file=problem.file, line=None, code=problem.code,
                                       message=f"{problem.message}: its tools are left out",
@@ -249,5 +251,9 @@ class ConnectionTools:
                             f"({failure})")
 
     def _warn(self, problem: Diagnostic) -> None:
+        """Keep the warning, and log it with its file and hint on one line (what `eve
+        serve` and `eve mcp` show of it)."""
         self.diagnostics.append(problem)
-        logger.warning("%s", problem.message)
+        where = f"{problem.location()}: " if problem.location() else ""
+        hint = f" (hint: {problem.hint})" if problem.hint else ""
+        logger.warning("%s%s%s", where, problem.message, hint)

@@ -32,6 +32,7 @@ from eve_build.engine.consumer import ImportJob, import_in_worker
 from eve_build.formats.compiled import CompiledAgent, walk_trees
 from eve_build.load.imports import loading_environment
 from eve_build.naming import TOOL_NAME_LIMIT
+from eve_build.project.agent_pyproject import read_agent_pyproject
 from eve_build.project.app import App, locate_app
 from eve_build.slots import INSTRUCTIONS_MARKDOWN
 from eve_build.source.discover import discover_source
@@ -65,6 +66,13 @@ def run_compilation(start: Path, agent: str | None = None, *,
     result.app = app
     workspace, found = locate_workspace(app.root)
     result.diagnostics.extend(found)
+    _, problems = read_agent_pyproject(app.root)
+    said = {d.file for d in found if d.code == "workspace/pyproject-invalid"}
+    problems = [p for p in problems if not (p.code == "project/pyproject-invalid"
+                                            and p.file in said)]  # said once, by the workspace
+    if problems:  # before any member is built: nothing is written
+        result.diagnostics.extend(problems)
+        return result
     scratch = contextlib.nullcontext(None) if write_members else tempfile.TemporaryDirectory(
         prefix="eve-info-")
     with scratch as folder:

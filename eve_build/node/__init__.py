@@ -8,7 +8,7 @@ JSON-RPC 2.0 on the Unix socket `$EVE_HOME/run/<name>.sock` (docs/protocol.md).
   checks, pid files and stale leftovers.
 - `protocol`, `connection`: the wire format and one async connection to a node.
 - `server`, `context`, `__main__`: the node side (`python -m eve_build.node`).
-- `venv`, `process`, `lifecycle`, `reload`: `eve ext add|start|list|stop|remove`.
+- `venv`, `process`, `lifecycle`, `reload`: `eve node add|start|list|stop|remove`.
 - `client`, `scan`: the host side, turning running nodes into `Spec`s of origin `node`.
 
 Layer 4, run side: may import `runtime`, the authored layer, formats and the foundation;

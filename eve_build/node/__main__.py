@@ -1,6 +1,6 @@
 """`python -m eve_build.node --name NAME [--project DIR]`: run a project extension.
 
-`eve ext start` runs this inside the project's own venv; its stderr is the node's log.
+`eve node start` runs this inside the project's own venv; its stderr is the node's log.
 """
 
 from __future__ import annotations

@@ -65,8 +65,8 @@ class NodeClient:
         """Send one request on this loop's connection; NodeError when the node fails."""
         if self.dropped is not None:
             raise NodeError(self.name, f"was dropped: it {self.dropped}; start it again with "
-                            f"`eve ext start {self.name}`",
-                            f"restart it with `eve ext start {self.name}`")
+                            f"`eve node start {self.name}`",
+                            f"restart it with `eve node start {self.name}`")
         loop = asyncio.get_running_loop()
         connection = self._connections.get(loop)
         if connection is None or connection.broken is not None:
@@ -108,7 +108,7 @@ class NodeClient:
             logger.warning("node `%s` dropped: it %s", self.name, reason)
             self.diagnostics.append(warning(
                 "node/dropped", str(self.socket), f"node `{self.name}` was dropped: it {reason}",
-                f"see its log; `eve ext start {self.name}` and the next load picks it up"))
+                f"see its log; `eve node start {self.name}` and the next load picks it up"))
 
     def spec(self) -> Spec:
         """The node's contributions as a Spec whose callables are proxies to the node."""

@@ -56,7 +56,7 @@ class NodeConnection:
         except (OSError, TimeoutError) as exc:
             raise NodeError(node, f"does not accept connections on `{socket}`: "
                             f"{getattr(exc, 'strerror', None) or type(exc).__name__}",
-                            f"start it with `eve ext start {node}`") from None
+                            f"start it with `eve node start {node}`") from None
         return cls(node, reader, writer)
 
     async def request(self, method: str, params: dict[str, Any], *, timeout: float | None,
@@ -74,7 +74,7 @@ class NodeConnection:
         except TimeoutError:
             raise NodeError(self.node, f"did not answer `{method}` within {timeout:g} s",
                             "the call was abandoned; see the node's log with "
-                            "`eve ext list` for its path") from None
+                            "`eve node list` for its path") from None
         except OSError:
             self._break(GONE)
             raise NodeError(self.node, GONE) from None

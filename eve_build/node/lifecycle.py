@@ -1,4 +1,4 @@
-"""`eve ext add|start|list|stop|remove`: the core of each, one function per verb.
+"""`eve node add|start|list|stop|remove`: the core of each, one function per verb.
 
     add_node(home, Path("weather"))      # register: the trust decision
     start_node(home, "weather")          # venv, install, start detached, wait
@@ -46,7 +46,7 @@ class StartReport:
 
 
 def plan_add(home: Path, path: Path, name: str | None = None) -> NodeEntry:
-    """What `eve ext add` would register (checked; nothing written)."""
+    """What `eve node add` would register (checked; nothing written)."""
     project = path.expanduser().resolve()
     node_name = name or project.name
     if not (project / "pyproject.toml").is_file():
@@ -61,7 +61,7 @@ def plan_add(home: Path, path: Path, name: str | None = None) -> NodeEntry:
     if known is not None and known.path != project:
         raise _fail("node/already-registered", str(project),
                     f"the name `{node_name}` is registered for `{known.path}`",
-                    f"pass `--name` with another name, or `eve ext remove {node_name}` first")
+                    f"pass `--name` with another name, or `eve node remove {node_name}` first")
     return NodeEntry(node_name, project)
 
 
@@ -78,7 +78,7 @@ def find_node(home: Path, name: str) -> NodeEntry:
         known = ", ".join(f"`{n}`" for n in read_registry(home)) or "none"
         raise _fail("node/not-registered", str(home / "nodes.json"),
                     f"no node `{name}` is registered (registered: {known})",
-                    "register it first with `eve ext add PATH`")
+                    "register it first with `eve node add PATH`")
     return entry
 
 
@@ -195,5 +195,5 @@ TITLES = {"node/project-invalid": "cannot register the node",
 
 
 def _fail(code: str, file: str, message: str, hint: str) -> DiagnosticsError:
-    return DiagnosticsError(TITLES.get(code, "`eve ext` failed"),
+    return DiagnosticsError(TITLES.get(code, "`eve node` failed"),
                             [error(code, file, message, hint)])

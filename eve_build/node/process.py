@@ -105,7 +105,7 @@ def read_log_tail(paths: NodePaths) -> str:
 
 
 def describe_running(paths: NodePaths) -> dict[str, Any] | None:
-    """The description of a node that answers now, else None (for `eve ext list`)."""
+    """The description of a node that answers now, else None (for `eve node list`)."""
     if not paths.socket.exists():
         return None
     return run_sync(_try_describe(paths))

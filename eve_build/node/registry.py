@@ -1,4 +1,4 @@
-"""`$EVE_HOME/nodes.json`: the nodes the user registered with `eve ext add`.
+"""`$EVE_HOME/nodes.json`: the nodes the user registered with `eve node add`.
 
     {"formatVersion": 1, "nodes": {"weather": {"path": "/home/me/weather"}}}
 
@@ -60,17 +60,17 @@ def read_registry_checked(home: Path) -> tuple[dict[str, NodeEntry], list[Diagno
         return {}, []
     except RecursionError:
         raise EveBuildError(f"`{file}` is nested too deeply to be a node registry",
-                            "fix or delete the file, then `eve ext add` the nodes again"
+                            "fix or delete the file, then `eve node add` the nodes again"
                             ) from None
     except (OSError, ValueError) as exc:
         raise EveBuildError(f"`{file}` cannot be read: {exc}",
-                            "fix or delete the file, then `eve ext add` the nodes again"
+                            "fix or delete the file, then `eve node add` the nodes again"
                             ) from None
     nodes = data.get("nodes") if isinstance(data, dict) else None
     if not isinstance(nodes, dict) or data.get("formatVersion") != REGISTRY_FORMAT_VERSION:
         raise EveBuildError(f"`{file}` is not a node registry of format "
                             f"{REGISTRY_FORMAT_VERSION}",
-                            "fix or delete the file, then `eve ext add` the nodes again")
+                            "fix or delete the file, then `eve node add` the nodes again")
     found: dict[str, NodeEntry] = {}
     problems: list[Diagnostic] = []
     for name, entry in sorted(nodes.items()):
@@ -79,8 +79,8 @@ def read_registry_checked(home: Path) -> tuple[dict[str, NodeEntry], list[Diagno
             problems.append(warning(
                 "node/registry-entry-invalid", str(file),
                 f"the node {shorten(name)} in `{file}` is left out: {problem}",
-                "register the project again with `eve ext add PATH [--name NAME]`; the "
-                "next `eve ext add` or `eve ext remove` drops the bad entry"))
+                "register the project again with `eve node add PATH [--name NAME]`; the "
+                "next `eve node add` or `eve node remove` drops the bad entry"))
             continue
         found[name] = NodeEntry(name, Path(entry["path"]), _known_tools(entry.get("tools")))
     return found, problems

@@ -1,4 +1,4 @@
-"""`eve ext start --reload NAME`: restart the node whenever its sources change.
+"""`eve node start --reload NAME`: restart the node whenever its sources change.
 
 The edit-save-call loop of a project then works like a script's: a host's next call
 reaches the new code. The venv is left out of the watch; a changed pyproject.toml

@@ -82,13 +82,13 @@ def _check(node: ScannedNode) -> bool:
         node.diagnostics.append(error(
             "node/socket-unsafe", str(node.socket), f"node `{node.name}` refused: {problem}",
             "only the user who runs the host may own a node's socket (mode 0600); "
-            f"remove it and run `eve ext start {node.name}`"))
+            f"remove it and run `eve node start {node.name}`"))
         return False
     if paths.pid_file.exists() and clean_stale(paths):
         node.diagnostics.append(warning(
             "node/stale", str(node.socket), f"node `{node.name}` is gone (its process "
             "no longer runs); its socket and pid file were removed",
-            f"start it again with `eve ext start {node.name}`"))
+            f"start it again with `eve node start {node.name}`"))
         return False
     return True
 
@@ -98,7 +98,7 @@ async def _describe_all(nodes: list[ScannedNode], budget: float) -> list[Any]:
 
 
 async def _describe(node: ScannedNode, budget: float) -> dict[str, Any] | Diagnostic:
-    hint = f"see its log, then `eve ext start {node.name}` again"
+    hint = f"see its log, then `eve node start {node.name}` again"
     try:
         connection = await NodeConnection.open(node.name, node.socket, timeout=budget)
     except NodeError as exc:  # nothing listens: a node killed before it could clean up
@@ -106,7 +106,7 @@ async def _describe(node: ScannedNode, budget: float) -> dict[str, Any] | Diagno
         NodePaths(node.socket.parent.parent, node.name).pid_file.unlink(missing_ok=True)
         return warning("node/stale", str(node.socket),
                        f"{exc.message}; the stale socket was removed",
-                       f"start it again with `eve ext start {node.name}`")
+                       f"start it again with `eve node start {node.name}`")
     try:
         result = await connection.request(protocol.DESCRIBE, {}, timeout=budget)
     except (NodeError, protocol.RemoteError) as exc:

@@ -224,7 +224,7 @@ async def serve_node(name: str, project: Path, home: Path) -> None:
     paths = NodePaths(home, name)
     if _answers(paths.socket):
         raise EveBuildError(f"node `{name}` is already running on `{paths.socket}`",
-                            f"stop it first with `eve ext stop {name}`")
+                            f"stop it first with `eve node stop {name}`")
     context = NodeContext(name, project)
     server = NodeServer(name, await load_spec(project, context), context)
     ensure_run_dir(home)

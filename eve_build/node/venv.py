@@ -75,5 +75,5 @@ def _run(runner: Runner, name: str, project: Path, step: str, argv: list[str]) -
         raise DiagnosticsError(f"cannot start node `{name}`", [error(
             "node/install-failed", str(project / "pyproject.toml"),
             f"{step} failed: {find_key_line(output)}",
-            "fix the project's dependencies, then run `eve ext start` again "
+            "fix the project's dependencies, then run `eve node start` again "
             "(the full output: run the same step by hand in the project)")])

@@ -219,11 +219,13 @@ class Agent(LocalMethods):
 
     def _not_found(self, name: str, surface: Surface, subagent: str | None) -> EveBuildError:
         """A connection that is down says so; a stopped node's tool names the node."""
-        why = self.connections.hint_for(name) if self.connections is not None else None
-        if why is not None:
+        problem = self.connections.failure_for(name) if self.connections is not None else None
+        if problem is not None:
             from eve_build.naming import derive_shown_name
 
-            return ToolNotFoundError(f"the agent has no tool `{derive_shown_name(name)}`", why)
+            return calls.ConnectionToolMissingError(
+                f"the agent has no tool `{derive_shown_name(name)}`: its MCP connection did "
+                "not open", f"{problem.message}, so it has no tools: {problem.hint}", problem)
         return self._missing_tool(name, surface, subagent)
 
     def call_tool(

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from eve_build.errors import EveBuildError
+from eve_build.diagnostics import Diagnostic, Severity
+from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.runtime.approval import (
     ApprovalRequest,
     ApprovalSession,
@@ -42,6 +43,16 @@ class ToolNotFoundError(EveBuildError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return self.message
+
+
+class ConnectionToolMissingError(ToolNotFoundError, DiagnosticsError):
+    """The tool would come from an MCP connection that did not open: the connection's
+    diagnostic (its code, its file, a hint), as an error of this call."""
+
+    def __init__(self, message: str, hint: str, problem: Diagnostic) -> None:
+        DiagnosticsError.__init__(self, message, [replace(problem, severity=Severity.ERROR)])
+        self.message, self.hint = message, hint
+        self.args = (message,)
 
 
 @dataclass

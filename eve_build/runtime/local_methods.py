@@ -108,7 +108,7 @@ class LocalMethods:
         root surface, emits `extensions.changed` and returns the diagnostics of the
         node records (`node/stale`, `node/describe-failed`, `local/name-taken`...).
         A node that is gone afterwards fails only its own tools, naming the node and
-        `eve ext start NAME`. Refused (EveBuildError) while a call is running.
+        `eve node start NAME`. Refused (EveBuildError) while a call is running.
         """
         if self._local is None:
             return []
@@ -138,7 +138,7 @@ class LocalMethods:
         node, why = owner
         return ToolNotFoundError(f"the agent has no tool `{shown}` now: it is a tool of node "
                                  f"`{node}`, which {why}",
-                                 f"start the node with `eve ext start {node}`; the next call "
+                                 f"start the node with `eve node start {node}`; the next call "
                                  "finds it")
 
     @contextlib.contextmanager

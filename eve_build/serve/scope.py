@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from eve_build.diagnostics import error, locate_toml_error
 from eve_build.errors import DiagnosticsError
+from eve_build.project.agent_pyproject import read_agent_pyproject
 from eve_build.project.app import AGENTS_DIRECTORY, try_find_app_root
 from eve_build.runtime.loader import read_compiled_agent
 from eve_build.session.problems import scope_adopted
 from eve_build.session.store import SessionStore
-from eve_build.userfile import read_user_text
 
 SCOPE_ENV = "EVE_STATE_SCOPE"
 """Names the served agent's scope in the store explicitly (replicas set the same)."""
@@ -96,23 +94,13 @@ def served_scope(store: SessionStore, root: Path, environ: Mapping[str, str] | N
 
 
 def _project_name(folder: Path) -> str | None:
-    """`[project] name` of `folder/pyproject.toml`, normalized; None without one."""
-    path = folder / PYPROJECT
-    if not path.is_file():
-        return None
-    text: str | None = None
-    try:
-        text = read_user_text(path, what="pyproject")
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, OSError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise DiagnosticsError("cannot name the served agent's state", [error(
-            "project/pyproject-invalid", str(path), f"cannot be read: {reason or 'too deep'}",
-            "fix it: its `[project] name` names the agent's state in the session store",
-            line=locate_toml_error(exc, text) if isinstance(exc, tomllib.TOMLDecodeError)
-            else None)],
-        ) from None
-    project = data.get("project")
+    """`[project] name` of `folder/pyproject.toml`, normalized; None without one. A file
+    that does not parse, or whose fields have the wrong types, is refused
+    (`project.agent_pyproject`, the one reader of the agent's pyproject)."""
+    data, problems = read_agent_pyproject(folder, shown=str(folder / PYPROJECT))
+    if problems:
+        raise DiagnosticsError("cannot name the served agent's state", problems)
+    project = (data or {}).get("project")
     name = project.get("name") if isinstance(project, dict) else None
     if not isinstance(name, str) or not name.strip():
         return None

@@ -112,8 +112,9 @@ def test_eve_call_reaches_a_connection_tool(connected_app: Path, connected_env: 
     assert json.loads(done.stdout) == {"total": 42}
     assert missing.returncode == 1
     assert "the agent has no tool `down__add`" in missing.stderr
-    assert "the MCP connection `down` cannot be reached at" in missing.stderr
-    assert "so it has no tools: check that the server runs" in missing.stderr
+    assert ("agent/connections/down.py: error connection/unreachable: the MCP connection "
+            "`down` cannot be reached at") in missing.stderr
+    assert "hint: check that the server runs" in missing.stderr
     for run in (done, missing):
         assert TOKEN not in run.stdout + run.stderr
         assert "Traceback" not in run.stderr

@@ -29,7 +29,7 @@ def test_add_shows_what_it_registers_and_asks(home: Path, tmp_path: Path) -> Non
     assert not (home / "nodes.json").exists()
     added = ext("add", str(project), "--yes")
     assert added.exit_code == 0, added.output
-    assert "Registered node `echo-node`; start it with `eve ext start echo-node`" in added.output
+    assert "Registered node `echo-node`; start it with `eve node start echo-node`" in added.output
     listed = ext("list", "--json")
     assert listed.exit_code == 0
     validate("ext-list.json", json.loads(listed.stdout))
@@ -44,7 +44,7 @@ def test_start_of_an_unregistered_name_is_a_diagnostic(home: Path) -> None:
     assert result.exit_code == 1
     assert "error node/not-registered: no node `ghost` is registered (registered: none)" in (
         result.output)
-    assert "hint: register it first with `eve ext add PATH`" in result.output
+    assert "hint: register it first with `eve node add PATH`" in result.output
 
 
 def test_stop_of_a_node_that_is_not_running(home: Path,
@@ -76,4 +76,4 @@ def test_list_and_stop_a_running_node(home: Path,
     assert stopped.exit_code == 0 and stopped.output == "Node `echo` stopped\n"
     removed = ext("remove", "echo")
     assert removed.output == "Removed node `echo`\n"
-    assert ext("list").output == "No nodes registered; add one with `eve ext add PATH`\n"
+    assert ext("list").output == "No nodes registered; add one with `eve node add PATH`\n"

@@ -51,9 +51,9 @@ def test_a_hooking_node_killed_between_calls_does_not_block_an_unrelated_tool(
             assert own.error in (
                 "node `echo` was dropped: it does not accept connections on "
                 f"`{report.socket}`: Connection refused; start it again with "
-                "`eve ext start echo`",
+                "`eve node start echo`",
                 "node `echo` was dropped: it closed the connection (did it stop or crash?); "
-                "start it again with `eve ext start echo`")
+                "start it again with `eve node start echo`")
     finally:
         if is_alive(report.pid):
             os.kill(report.pid, signal.SIGKILL)
@@ -68,11 +68,11 @@ def test_a_killed_node_s_tool_names_the_node_and_how_to_start_it(
     assert done.returncode == 1
     assert ("error: the agent has no tool `echo` now: it is a tool of node `echo`, which is "
             "not running") in done.stderr
-    assert "hint: start the node with `eve ext start echo`" in done.stderr
+    assert "hint: start the node with `eve node start echo`" in done.stderr
     assert "Traceback" not in done.stderr
     as_json = _eve(home, "call", "echo", "{}", "--path", str(app), "--json")
     assert json.loads(as_json.stdout)["error"]["hint"].startswith(
-        "start the node with `eve ext start echo`")
+        "start the node with `eve node start echo`")
     with load_agent(app) as agent:
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}  # the rest works
         try:

@@ -59,7 +59,7 @@ def test_a_malformed_description_drops_only_that_node(
         assert diagnostic.code == "node/describe-failed"
         assert diagnostic.message.startswith("node `bad` answered `describe` with ")
         assert where in diagnostic.message and diagnostic.message.endswith("it is left out")
-        assert "eve ext start bad" in diagnostic.hint
+        assert "eve node start bad" in diagnostic.hint
         # the agent, its mount and the other node are untouched
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
         assert agent.call_tool("gizmo__spin", {}).status == "ok"

@@ -65,7 +65,7 @@ def test_start_of_an_unregistered_name(home: Path) -> None:
     with pytest.raises(DiagnosticsError) as info:
         start_node(home, "ghost")
     assert _codes(info) == ["node/not-registered"]
-    assert "eve ext add" in info.value.diagnostics[0].hint
+    assert "eve node add" in info.value.diagnostics[0].hint
 
 
 def test_start_of_a_project_without_extension_py(

@@ -30,7 +30,7 @@ def test_a_broken_registry_says_how_to_fix_it(home: Path) -> None:
     (home / "nodes.json").write_text("{not json")
     with pytest.raises(EveBuildError, match="cannot be read") as info:
         read_registry(home)
-    assert "eve ext add" in info.value.hint
+    assert "eve node add" in info.value.hint
 
 
 def test_add_takes_the_folder_name_and_an_absolute_path(home: Path) -> None:

@@ -49,7 +49,7 @@ def test_bad_names_and_paths_are_left_out_and_the_good_node_still_loads(
     assert list(registry) == ["echo"]
     assert len(problems) == len(BAD_NAMES) + 4
     assert {p.code for p in problems} == {"node/registry-entry-invalid"}
-    assert all(p.file == str(home / "nodes.json") and "eve ext add" in p.hint for p in problems)
+    assert all(p.file == str(home / "nodes.json") and "eve node add" in p.hint for p in problems)
     messages = "\n".join(p.message for p in problems)
     assert "'a/../../x'" in messages and "'../../../somewhere/evil'" in messages
     assert "'x" + "x" * 79 + "' (+20 characters)" in messages  # quoted, not whole

@@ -51,7 +51,7 @@ def test_a_node_stopped_and_started_between_turns(
         error = _missing(agent, "echo")
         assert error.message == ("the agent has no tool `echo` now: it is a tool of node "
                                  "`echo`, which is not running")
-        assert error.hint.startswith("start the node with `eve ext start echo`")
+        assert error.hint.startswith("start the node with `eve node start echo`")
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}  # the rest works
         second = start_node(home, "echo", python=Path(sys.executable), timeout=60.0)
         assert second.pid != first.pid
@@ -62,8 +62,8 @@ def test_a_node_stopped_and_started_between_turns(
             time.sleep(0.01)
         found = agent.rescan_nodes()
         assert [d.code for d in found] == ["node/stale"]
-        assert "eve ext start echo" in found[0].hint
-        assert "eve ext start echo" in _missing(agent, "echo").hint
+        assert "eve node start echo" in found[0].hint
+        assert "eve node start echo" in _missing(agent, "echo").hint
         assert agent.call_tool("ping", {}).value == {"pong": "ping"}
         assert agent.rescan_nodes() == []  # and nothing changed since
         assert (script.parent / "setups.txt").read_text() == "setup\n"  # scripts not reloaded

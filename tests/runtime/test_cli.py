@@ -172,6 +172,14 @@ def test_state_migrate_in_place(agent_app: Path, tmp_path: Path) -> None:
     assert json.loads(snapshot.read_text())["state"] == {"extensions/crm:requests": 3}
 
 
+def test_state_migrate_quiet_prints_nothing_on_success(agent_app: Path, tmp_path: Path) -> None:
+    snapshot = tmp_path / "session.json"
+    snapshot.write_text(json.dumps({"state": {"acme-crm.requests": 3, "gizmo.spins": 1}}))
+    result = migrate(agent_app, str(snapshot), "-q")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    assert json.loads(snapshot.read_text())["state"] == {"extensions/crm:requests": 3}
+
+
 def test_a_failing_result_hook_is_a_warning_and_the_call_still_succeeds(
     app: Callable[..., Path],
 ) -> None:
