@@ -23,10 +23,12 @@ from pydantic import BaseModel, ConfigDict, create_model
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.node import protocol
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
+from eve_build.runtime.content import ContentError
 from eve_build.sdk.binding import ToolContext, host_side
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event, block, handled, rewrite, transform
 from eve_build.sdk.local import Command, Spec
+from eve_build.sdk.results import ToolResult
 
 TOOL_TIMEOUT = 60.0
 """Seconds a node's tool may take when its `define_tool(timeout=)` is None."""
@@ -138,7 +140,7 @@ class NodeClient:
             result = await self._call(protocol.TOOL_CALL,
                                       {"name": name, "arguments": arguments.model_dump()},
                                       timeout=limit, on_notice=progress)
-            return result.get("value") if isinstance(result, dict) else result
+            return decode_tool_result(self.name, name, result)
 
         return Tool(description=str(item.get("description") or ""), input=model,
                     execute=execute, timeout=limit, identity=f"node:{self.name}:{name}")
@@ -180,8 +182,26 @@ class NodeClient:
         try:
             return await self.request(method, params, timeout=timeout, on_notice=on_notice)
         except protocol.RemoteError as exc:
+            if exc.code == protocol.CONTENT_INVALID:  # as a local tool's bad part reads
+                raise ContentError(exc.message) from None
             raise NodeError(self.name, f"answered `{method}` with an error: {exc.message}"
                             ) from None
+
+
+def decode_tool_result(node: str, tool: str, result: Any) -> Any:
+    """A `tool.call` result as what a local tool returns: a plain value (`value`), or
+    a `ToolResult` when the node sent `content` (the tool returned parts)."""
+    if not isinstance(result, dict):
+        return result
+    if "content" not in result:
+        return result.get("value")
+    try:
+        content = protocol.decode_content(result["content"])
+    except protocol.ProtocolError as exc:
+        raise NodeError(node, f"answered `tool.call` for `{tool}` with content that is not "
+                        f"parts: {exc}") from None
+    return ToolResult(content=content, details=result.get("value"),
+                      is_error=result.get("isError") is True)
 
 
 def encode_event(event: Event) -> dict[str, Any]:

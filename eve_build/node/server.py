@@ -27,9 +27,11 @@ from eve_build.node.liveness import write_pid_file
 from eve_build.node.paths import SOCKET_MODE, NodePaths, ensure_run_dir
 from eve_build.node.project import describe_spec, expand_events, load_spec
 from eve_build.runtime.commands import CommandArgumentsError, derive_outcome, parse_arguments
+from eve_build.runtime.content import ContentError, check_content, content_to_json
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Handled, Rewrite, Transform
 from eve_build.sdk.local import Spec
+from eve_build.sdk.results import ToolResult
 
 logger = logging.getLogger("eve_build.node")
 
@@ -113,6 +115,8 @@ class NodeServer:
         context = ToolContext(name=name, progress=lambda text: sender and sender(
             protocol.PROGRESS, {"text": str(text)}))
         value = await _call(tool.execute, model, context)
+        if isinstance(value, ToolResult):
+            return encode_tool_result(name, tool.output, value)
         return {"value": _dump(tool.output, name, value)}
 
     async def run_hook(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -169,6 +173,25 @@ def encode_verdict(event: str, value: Any) -> dict[str, Any]:
         return {"outcome": "result", "result": value}
     raise HandlerError(protocol.HANDLER_FAILED,
                        f"the `{event}` hook returned {type(value).__name__}")
+
+
+def encode_tool_result(name: str, output: type[BaseModel] | None,
+                       value: ToolResult) -> dict[str, Any]:
+    """A returned `ToolResult` as `{"value": details, "content": [parts], "isError"}`.
+
+    The parts are checked here with the host's own checks (runtime/content.py), so a
+    bad part fails the call with the message a local tool's would get; the details
+    are dumped and checked against the output model as a plain value is.
+    """
+    try:
+        parts = check_content(name, value.content)
+    except ContentError as exc:
+        raise HandlerError(protocol.CONTENT_INVALID, str(exc)) from None
+    details = value.details
+    if details is not None:
+        details = _dump(output, name, details)
+    return {"value": details, "content": content_to_json(parts),
+            "isError": value.is_error is True}
 
 
 def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:
