@@ -216,3 +216,36 @@ def test_a_node_sending_content_that_is_no_parts_fails_that_call(home: Path) -> 
                                             r"with content that is not parts: `content\[0\]`"):
             asyncio.run(tool.execute(tool.input.model_validate({}), ToolContext(name="echo")))
         assert not node.client.is_dropped  # one bad answer, not a broken node
+
+
+def test_mcp_gets_the_nodes_parts_as_blocks(app: Path, home: Path, run_node: Run,
+                                            tmp_path: Path) -> None:
+    from mcp import Client, types
+
+    from tests.mcp.test_stdio import run_session
+
+    run_node("content-node", "content")
+
+    async def scenario(client: Client) -> Any:
+        return (await client.call_tool("everything", {}),
+                await client.call_tool("mislabelled", {}))
+
+    everything, liar = run_session(app, {**os.environ, "EVE_HOME": str(home)},
+                                   tmp_path / "err", scenario)
+    assert not everything.is_error
+    words, picture, sound, table, raw = everything.content
+    assert isinstance(words, types.TextContent) and words.text == "all kinds"
+    assert isinstance(picture, types.ImageContent) and picture.mime_type == "image/png"
+    assert base64.b64decode(picture.data) == PNG
+    assert isinstance(sound, types.AudioContent) and base64.b64decode(sound.data) == WAV
+    assert isinstance(table, types.EmbeddedResource)
+    assert isinstance(table.resource, types.TextResourceContents)
+    assert table.resource.text == "day,value\n1,3\n"
+    assert isinstance(raw, types.EmbeddedResource)
+    assert isinstance(raw.resource, types.BlobResourceContents)
+    assert base64.b64decode(raw.resource.blob) == b"\x00\x01\xff"
+    assert everything.structured_content == {"points": 5}
+    assert liar.is_error
+    [said] = liar.content
+    assert isinstance(said, types.TextContent)
+    assert "`mislabelled` returned content part 2: its bytes are not image/png" in said.text
