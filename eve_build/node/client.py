@@ -23,12 +23,12 @@ from pydantic import BaseModel, ConfigDict, create_model
 from eve_build.diagnostics import Diagnostic, warning
 from eve_build.node import protocol
 from eve_build.node.connection import NodeConnection, NodeError, run_sync
-from eve_build.runtime.content import ContentError
+from eve_build.runtime.content import ContentError, content_to_json
 from eve_build.sdk.binding import ToolContext, host_side
 from eve_build.sdk.definitions import Tool
 from eve_build.sdk.hooks import Event, block, handled, rewrite, transform
 from eve_build.sdk.local import Command, Spec
-from eve_build.sdk.results import ToolResult
+from eve_build.sdk.results import ResultOverride, ToolResult
 
 TOOL_TIMEOUT = 60.0
 """Seconds a node's tool may take when its `define_tool(timeout=)` is None."""
@@ -204,9 +204,36 @@ def decode_tool_result(node: str, tool: str, result: Any) -> Any:
                       is_error=result.get("isError") is True)
 
 
+def _decode_result(node: str, verdict: dict[str, Any]) -> Any:
+    """An `action.result` verdict's value: plain, a ToolResult (`content`), and either
+    wrapped in `result(value, is_error=...)` (`override`)."""
+    value = verdict.get("result")
+    if "content" in verdict:
+        try:
+            content = protocol.decode_content(verdict["content"])
+        except protocol.ProtocolError as exc:
+            raise NodeError(node, f"answered the `action.result` hook with content that is "
+                            f"not parts: {exc}") from None
+        value = ToolResult(content=content, details=value,
+                           is_error=verdict.get("isError") is True)
+        if verdict.get("override") is not True:
+            return value
+    if verdict.get("override") is True:
+        return ResultOverride(value, is_error=verdict.get("isError") is True)
+    return value
+
+
 def encode_event(event: Event) -> dict[str, Any]:
-    return {"event": event.name, "tool": event.tool, "arguments": event.arguments,
-            "result": event.result, "text": event.text, "data": event.data}
+    """An event as `hook.run` / `event.deliver` params. A ToolResult in `result` (the
+    tool returned parts) travels as its details in `result` and its parts in
+    `resultContent`; `error` and `isError` say whether the call failed."""
+    params = {"event": event.name, "tool": event.tool, "arguments": event.arguments,
+              "result": event.result, "text": event.text, "data": event.data,
+              "error": event.error, "isError": event.is_error}
+    if isinstance(event.result, ToolResult):
+        params["result"] = event.result.details
+        params["resultContent"] = content_to_json(event.result.content)
+    return params
 
 
 def decode_verdict(node: str, event: str, verdict: Any) -> Any:
@@ -223,5 +250,5 @@ def decode_verdict(node: str, event: str, verdict: Any) -> Any:
     if outcome == "handled" and isinstance(verdict.get("reply"), str):
         return handled(verdict["reply"])
     if outcome == "result" and event == "action.result":
-        return verdict.get("result")
+        return _decode_result(node, verdict)
     raise NodeError(node, f"answered the `{event}` hook with {verdict!r}, which is no verdict")

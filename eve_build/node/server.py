@@ -31,7 +31,7 @@ from eve_build.runtime.content import ContentError, check_content, content_to_js
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Handled, Rewrite, Transform
 from eve_build.sdk.local import Spec
-from eve_build.sdk.results import ToolResult
+from eve_build.sdk.results import ResultOverride, ToolResult
 
 logger = logging.getLogger("eve_build.node")
 
@@ -124,7 +124,8 @@ class NodeServer:
         handler = self.spec.hooks.get(event.name)
         if handler is None:
             raise HandlerError(protocol.UNKNOWN_NAME, f"no hook for `{event.name}`")
-        return encode_verdict(event.name, await _call(handler, event, self.context))
+        value = await _call(handler, event, self.context)
+        return encode_verdict(event.name, value, tool=str(event.tool or ""))
 
     async def deliver_event(self, params: dict[str, Any]) -> dict[str, Any]:
         event = _event(params)
@@ -157,7 +158,7 @@ class NodeServer:
         return {}
 
 
-def encode_verdict(event: str, value: Any) -> dict[str, Any]:
+def encode_verdict(event: str, value: Any, *, tool: str = "") -> dict[str, Any]:
     """A hook's return value as JSON (the shapes of DESIGN.md section 6)."""
     if value is None:
         return {"outcome": "proceed"}
@@ -170,7 +171,7 @@ def encode_verdict(event: str, value: Any) -> dict[str, Any]:
     if isinstance(value, Handled):
         return {"outcome": "handled", "reply": value.reply}
     if event == "action.result":
-        return {"outcome": "result", "result": value}
+        return {"outcome": "result", **_encode_result(tool, value)}
     raise HandlerError(protocol.HANDLER_FAILED,
                        f"the `{event}` hook returned {type(value).__name__}")
 
@@ -192,6 +193,24 @@ def encode_tool_result(name: str, output: type[BaseModel] | None,
         details = _dump(output, name, details)
     return {"value": details, "content": content_to_json(parts),
             "isError": value.is_error is True}
+
+
+def _encode_result(tool: str, value: Any) -> dict[str, Any]:
+    """An `action.result` handler's value: `result` (the value or the details), the
+    parts in `content` for a ToolResult, `override` for `result(value, is_error=)`."""
+    if isinstance(value, ResultOverride):
+        inner = _encode_result(tool, value.value)
+        return {**inner, "override": True,
+                "isError": value.is_error is True or inner.get("isError") is True}
+    if isinstance(value, ToolResult):
+        try:
+            parts = check_content(tool or "the tool", value.content)
+        except ContentError as exc:
+            raise HandlerError(protocol.HANDLER_FAILED, f"the `action.result` hook: {exc}"
+                               ) from None
+        return {"result": value.details, "content": content_to_json(parts),
+                "isError": value.is_error is True}
+    return {"result": value}
 
 
 def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:
@@ -218,9 +237,20 @@ def _dump(output: type[BaseModel] | None, name: str, value: Any) -> Any:
 
 def _event(params: dict[str, Any]) -> Event:
     data = params.get("data")
-    return Event(str(params.get("event")), tool=params.get("tool"),
-                 arguments=params.get("arguments"), result=params.get("result"),
-                 text=params.get("text"), data=data if isinstance(data, dict) else {})
+    result = params.get("result")
+    tool = params.get("tool")
+    if "resultContent" in params:  # the tool returned parts: its ToolResult, rebuilt
+        try:
+            content = protocol.decode_content(params["resultContent"])
+        except protocol.ProtocolError as exc:
+            raise HandlerError(protocol.INVALID_PARAMS, f"`resultContent`: {exc}") from None
+        result = ToolResult(content=content, details=result, name=str(tool or ""))
+    error = params.get("error")
+    return Event(str(params.get("event")), tool=tool,
+                 arguments=params.get("arguments"), result=result,
+                 text=params.get("text"), data=data if isinstance(data, dict) else {},
+                 error=error if isinstance(error, str) else None,
+                 is_error=params.get("isError") is True)
 
 
 async def _call(function: Callable[..., Any], *args: Any) -> Any:

@@ -249,3 +249,20 @@ def test_mcp_gets_the_nodes_parts_as_blocks(app: Path, home: Path, run_node: Run
     [said] = liar.content
     assert isinstance(said, types.TextContent)
     assert "`mislabelled` returned content part 2: its bytes are not image/png" in said.text
+
+
+def test_a_nodes_action_result_hook_gets_and_returns_tool_results(app: Path,
+                                                                  run_node: Run) -> None:
+    run_node("content-node", "content")
+    with load_agent(app) as agent:
+        inspected = agent.call_tool("chart", {"metric": "inspect"})
+        assert inspected.value == {"saw": "ToolResult", "kinds": ["text", "image"],
+                                   "details": {"points": 3}}
+        replaced = agent.call_tool("plain", {"metric": "picture"})
+        assert (replaced.status, replaced.value) == ("ok", {"replaced": True})
+        assert replaced.content == (TextPart("replaced"), ImagePart(PNG, "image/png"))
+        rescued = agent.call_tool("refused", {"metric": "rescue"})
+        assert (rescued.status, rescued.value) == (
+            "ok", {"rescued": "no data for rescue", "was_error": True})
+        failed = agent.call_tool("plain", {"metric": "fail"})
+        assert (failed.status, failed.error) == ("failed", "the hook says no")
