@@ -60,6 +60,19 @@ WRAPPER_PATTERNS = (
 """Lines that only say that something below failed: never the decisive line."""
 
 
+MISSING_DISTRIBUTION = re.compile(r"No matching distribution found for (\S.*?)\s*$")
+"""pip's verdict on a requirement no index (nor `PIP_FIND_LINKS`) offers."""
+
+
+def find_missing_requirement(output: str) -> str | None:
+    """The requirement pip said it found no distribution for (`hatchling>=1.25`), or None."""
+    for line in output.splitlines():
+        found = MISSING_DISTRIBUTION.search(line)
+        if found:
+            return found.group(1)
+    return None
+
+
 def find_decisive_line(output: str) -> str | None:
     """The one line of a failed command's output that says why it failed, or None."""
     # build prefixes the output of the commands it runs with `<` / `>` / `*`

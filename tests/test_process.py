@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eve_build.process import find_decisive_line
+from eve_build.process import find_decisive_line, find_missing_requirement
 
 PIP_RESOLVER = """\
 * Creating isolated environment: venv+pip...
@@ -79,3 +79,28 @@ hint: See above for details.
 def test_the_backends_reason_wins_over_the_frontends_wrapper_lines(output: str,
                                                                    line: str) -> None:
     assert find_decisive_line(output) == line
+
+
+HATCHLING_MISSING = """\
+* Creating isolated environment: venv+pip...
+* Installing packages in isolated environment:
+  - eve-build==0.1.0
+  - hatchling
+> /tmp/build-env/bin/python -m pip --python /tmp/build-env/bin/python install ...
+< WARNING: Location '/tmp/wheels' is ignored: it is either a non-existing path or lacks a \
+specific scheme.
+< ERROR: Could not find a version that satisfies the requirement hatchling (from versions: none)
+< ERROR: No matching distribution found for hatchling
+ERROR Failed to install requirements from build-system.requires
+"""
+
+
+@pytest.mark.parametrize(("output", "requirement"), [
+    (PIP_RESOLVER, "eve-build==0.1.0"),
+    (HATCHLING_MISSING, "hatchling"),
+    ("ERROR: No matching distribution found for hatchling>=1.25\n", "hatchling>=1.25"),
+    (TRACEBACK, None),
+])
+def test_the_requirement_pip_found_no_distribution_of(output: str,
+                                                       requirement: str | None) -> None:
+    assert find_missing_requirement(output) == requirement

@@ -93,11 +93,18 @@ class ConnectionTools:
 
     def failure_for(self, name: str) -> Diagnostic | None:
         """The diagnostic of the connection `name` would come from, when it did not open
-        (a warning: the agent went on without its tools)."""
-        for connection, problem in sorted(self._failed.items()):
-            if name.startswith(f"{connection}__"):
-                return problem
-        return None
+        (a warning: the agent went on without its tools).
+
+        That connection is the one `name` was registered from when it opened, else the
+        longest connection name `name` starts with (followed by `__`): with `crm` and
+        `crm__api`, `crm__api__search` is `crm__api`'s, whichever of the two failed."""
+        if any(name in entries for entries in self.entries.values()):
+            return None
+        known = set(self._names.values()) | set(self._failed)
+        matching = [c for c in known if name.startswith(f"{c}__")]
+        if not matching:
+            return None
+        return self._failed.get(max(matching, key=len))
 
     def close(self) -> None:
         held = [h for h in self._hub.held if h.client is not None]

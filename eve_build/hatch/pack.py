@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
 import shutil
 import sys
 import tempfile
@@ -23,8 +24,14 @@ from pathlib import Path, PurePosixPath
 from eve_build.errors import DiagnosticsError, EveBuildError
 from eve_build.extension.build import BuildResult, build_extension
 from eve_build.formats.manifest import DIST_INFO_MANIFEST, Manifest, ManifestError, parse_manifest
-from eve_build.install_hint import derive_install_hint
-from eve_build.process import Runner, derive_output_tail, find_decisive_line, run_subprocess
+from eve_build.install_hint import DISTRIBUTION, derive_install_hint
+from eve_build.process import (
+    Runner,
+    derive_output_tail,
+    find_decisive_line,
+    find_missing_requirement,
+    run_subprocess,
+)
 from eve_build.project.package_files import find_root_links_outside
 from eve_build.project.roots import locate_extension_root
 
@@ -33,6 +40,13 @@ ISOLATED_HINT = (
     "to use this environment's, or set `PIP_FIND_LINKS` to a folder with its wheel "
     "(docs/publishing.md)"
 )
+
+MISSING_HINT = (
+    "an isolated build installs `{requirement}` from an index, and pip found no distribution "
+    "of it there: check that the index is reachable, set `PIP_FIND_LINKS` to a folder with "
+    "its wheel, or pass `--no-isolation` to use this environment's (docs/publishing.md)"
+)
+"""The hint of an isolated build whose index lacks a requirement other than eve-build."""
 
 STAGING_PREFIX = ".eve-pack-"
 """`python -m build` writes into a hidden folder of the outdir; only a whole pack leaves it."""
@@ -63,6 +77,24 @@ def derive_build_command(root: Path, outdir: Path, *, isolation: bool) -> list[s
     if not isolation:
         argv.append("--no-isolation")
     return [*argv, str(root)]
+
+
+def derive_isolated_hint(output: str) -> str:
+    """The hint of a failed isolated build: the requirement pip found no distribution of,
+    when it is not eve-build; else where the pinned eve-build comes from (ISOLATED_HINT)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    missing = find_missing_requirement(output)
+    if missing is None:
+        return ISOLATED_HINT
+    try:
+        name = Requirement(missing).name
+    except InvalidRequirement:
+        name = re.split(r"[\s<>=!~;\[(@]", missing, maxsplit=1)[0]
+    if canonicalize_name(name) == DISTRIBUTION:
+        return ISOLATED_HINT
+    return MISSING_HINT.format(requirement=missing)
 
 
 def read_wheel_summary(path: Path) -> WheelSummary:
@@ -163,7 +195,7 @@ def _pack_into(root: Path, build: BuildResult, staging: Path, target: Path, *,
         decisive = find_decisive_line(output)
         shown = f": {decisive}" if decisive else f"; its last output:\n{derive_output_tail(output)}"
         hint = (
-            ISOLATED_HINT
+            derive_isolated_hint(output)
             if isolation
             else "run `python -m build --no-isolation` in the package to see its whole output"
         )

@@ -3,7 +3,8 @@
 The tree is imported as `<package>.<module>` with a synthetic parent package whose
 `__path__` is the source folder, so relative imports (`from ..extension import
 extension`) work exactly as they will in the generated package. Whatever
-`sys.modules` held under that name before is put back afterwards.
+`sys.modules` held under that name before is put back afterwards (isolations of one
+name open at once may close in any order: see isolated_package).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import ast
 import contextlib
 import importlib
 import sys
+import threading
 import traceback
 import types
 from collections.abc import Iterator
@@ -34,27 +36,59 @@ class LoadedModules:
     failed: set[str] = field(default_factory=set)
 
 
+@dataclass(eq=False)
+class _Isolation:
+    """One active isolated_package: the entries of its top-level package it replaced."""
+
+    saved: dict[str, types.ModuleType]
+
+
+_isolations: dict[str, list[_Isolation]] = {}  # by top-level package, oldest first
+_isolations_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def isolated_package(package: str, source: Path) -> Iterator[None]:
-    """Make `package` (dotted, e.g. `acme_crm.extension`) import from `source` for a while."""
+    """Make `package` (dotted, e.g. `acme_crm.extension`) import from `source` for a while.
+
+    The isolations of one top-level package form a stack (two agents open in one
+    process): closing the innermost gives back what was there before it; closing an
+    older one leaves the current entries (the newer one's) alone, and the newer one
+    gives back, when it closes, what was there before the older one."""
     top = package.split(".")[0]
-    saved = {k: v for k, v in sys.modules.items() if k == top or k.startswith(f"{top}.")}
-    for key in saved:
-        del sys.modules[key]
-    parts = package.split(".")
-    for depth in range(1, len(parts) + 1):
-        name = ".".join(parts[:depth])
-        module = types.ModuleType(name)
-        module.__path__ = [str(source)] if depth == len(parts) else []
-        module.__package__ = name
-        sys.modules[name] = module
+    with _isolations_lock:
+        saved = {k: v for k, v in sys.modules.items() if k == top or k.startswith(f"{top}.")}
+        for key in saved:
+            del sys.modules[key]
+        parts = package.split(".")
+        for depth in range(1, len(parts) + 1):
+            name = ".".join(parts[:depth])
+            module = types.ModuleType(name)
+            module.__path__ = [str(source)] if depth == len(parts) else []
+            module.__package__ = name
+            sys.modules[name] = module
+        isolation = _Isolation(saved)
+        _isolations.setdefault(top, []).append(isolation)
     importlib.invalidate_caches()
     try:
         yield
     finally:
-        for key in [k for k in sys.modules if k == top or k.startswith(f"{top}.")]:
-            del sys.modules[key]
-        sys.modules.update(saved)
+        with _isolations_lock:
+            _give_back(top, isolation)
+
+
+def _give_back(top: str, isolation: _Isolation) -> None:
+    stack = _isolations[top]
+    at = stack.index(isolation)
+    del stack[at]
+    if at < len(stack):  # a newer one is open: it gives back what this one replaced
+        stack[at].saved = isolation.saved
+        return
+    if not stack:
+        del _isolations[top]
+    for key in [k for k in sys.modules if k == top or k.startswith(f"{top}.")]:
+        del sys.modules[key]
+    sys.modules.update(isolation.saved)
 
 
 def import_modules(

@@ -13,11 +13,17 @@ import contextlib
 import importlib
 import importlib.machinery
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 from eve_build.formats.compiled import AGENT_PACKAGE
 from eve_build.load.importer import isolated_package
+
+_held: dict[str, int] = {}
+"""sys.path entries hosts added, with how many open hosts use each: the last to close
+removes it (hosts may close in any order)."""
+_held_lock = threading.Lock()
 
 
 class ModuleScope:
@@ -30,12 +36,18 @@ class ModuleScope:
     def add_paths(self, paths: Iterable[Path]) -> None:
         """Put each folder first on sys.path (in the given order)."""
         entries = [str(path.resolve()) for path in paths]
-        for entry in reversed(entries):
-            if entry in sys.path:
-                sys.path.remove(entry)
-            else:
-                self._added.append(entry)
-            sys.path.insert(0, entry)
+        with _held_lock:
+            for entry in reversed(entries):
+                if entry in _held:  # a host added it: share it
+                    if entry not in self._added:
+                        _held[entry] += 1
+                        self._added.append(entry)
+                elif entry not in sys.path:  # there before any host: never removed
+                    _held[entry] = 1
+                    self._added.append(entry)
+                with contextlib.suppress(ValueError):
+                    sys.path.remove(entry)
+                sys.path.insert(0, entry)
         importlib.invalidate_caches()
 
     def forget_stale(self, import_names: Iterable[str]) -> None:
@@ -54,9 +66,13 @@ class ModuleScope:
 
     def close(self) -> None:
         self._stack.close()
-        for entry in self._added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(entry)
+        with _held_lock:
+            for entry in self._added:
+                _held[entry] -= 1
+                if _held[entry] == 0:
+                    del _held[entry]
+                    with contextlib.suppress(ValueError):
+                        sys.path.remove(entry)
         self._added.clear()
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,10 +17,12 @@ from eve_build.errors import EveBuildError
 from eve_build.hatch.pack import (
     ISOLATED_HINT,
     derive_build_command,
+    derive_isolated_hint,
     pack_extension,
     read_wheel_summary,
 )
 from tests.json_schemas import validate as validate_output
+from tests.mcp.conftest import eve_command
 
 pytestmark = pytest.mark.integration
 
@@ -104,6 +108,89 @@ def test_a_failed_isolated_build_says_where_eve_build_comes_from(
     assert argv == derive_build_command(root.resolve(), staging, isolation=True)
     assert "--no-isolation" not in argv
     assert sorted(p.name for p in staging.parent.iterdir()) == []  # nothing half-written left
+
+
+HATCHLING_MISSING = (
+    "* Installing packages in isolated environment:\n  - eve-build==0.1.0\n  - hatchling\n"
+    "< ERROR: Could not find a version that satisfies the requirement hatchling (from "
+    "versions: none)\n< ERROR: No matching distribution found for hatchling\n"
+    "ERROR Failed to install requirements from build-system.requires\n")
+
+
+def test_a_failed_isolated_build_names_the_requirement_the_index_lacks(
+    copy_fixture: Callable[[str], Path]
+) -> None:
+    root = copy_fixture("extensions/gizmo")
+
+    def failing(argv: Sequence[str], cwd: Path) -> tuple[int, str]:
+        return 1, HATCHLING_MISSING
+
+    with pytest.raises(EveBuildError) as caught:
+        pack_extension(root, runner=failing)
+
+    assert caught.value.message == ("`python -m build` failed (exit code 1): ERROR: No "
+                                    "matching distribution found for hatchling")
+    assert caught.value.hint == (
+        "an isolated build installs `hatchling` from an index, and pip found no distribution "
+        "of it there: check that the index is reachable, set `PIP_FIND_LINKS` to a folder "
+        "with its wheel, or pass `--no-isolation` to use this environment's "
+        "(docs/publishing.md)")
+
+
+@pytest.mark.parametrize(("output", "eve_builds"), [
+    ("ERROR: No matching distribution found for eve-build==0.1.0\n", True),
+    ("ERROR: No matching distribution found for eve_build>=0.1\n", True),
+    ("ValueError: tool.eve.extension.output must be relative\n", True),  # no verdict of pip
+    ("ERROR: No matching distribution found for hatchling>=1.25\n", False),
+    ("ERROR: No matching distribution found for eve-probe-dep\n", False),
+])
+def test_the_isolated_hint_is_eve_builds_only_for_eve_build(output: str,
+                                                            eve_builds: bool) -> None:
+    hint = derive_isolated_hint(output)
+    assert (hint == ISOLATED_HINT) is eve_builds
+    if not eve_builds:
+        assert f"installs `{output.rpartition(' for ')[2].strip()}` from an index" in hint
+
+
+def write_eve_build_stand_in(folder: Path) -> Path:
+    """A wheel `eve_build-<version>` with metadata only, requiring nothing: what an index
+    holding the pinned eve-build offers pip's resolver (the install never gets that far)."""
+    from eve_build import __version__
+    from eve_build.toolchain import write_wheel_archive
+
+    dist_info = f"eve_build-{__version__}.dist-info"
+    members = {
+        f"{dist_info}/METADATA": (f"Metadata-Version: 2.1\nName: eve-build\n"
+                                  f"Version: {__version__}\n").encode(),
+        f"{dist_info}/WHEEL": (b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+                               b"Tag: py3-none-any\n"),
+    }
+    return write_wheel_archive(folder / f"eve_build-{__version__}-py3-none-any.whl", members,
+                               dist_info, zipfile.ZIP_STORED)
+
+
+def test_pack_against_an_index_without_hatchling_names_it(
+    copy_fixture: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A real isolated `eve extension pack` with no index and a `PIP_FIND_LINKS` folder
+    holding eve-build but no hatchling: the hint names hatchling."""
+    root = copy_fixture("extensions/gizmo")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    write_eve_build_stand_in(wheels)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update({"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1",
+                "PIP_FIND_LINKS": str(wheels), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                "NO_COLOR": "1", "COLUMNS": "200"})
+    done = subprocess.run(eve_command("extension", "pack", "--path", str(root)),
+                          capture_output=True, text=True, env=env, timeout=600)
+
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert ("error: `python -m build` failed (exit code 1): ERROR: No matching distribution "
+            "found for hatchling") in done.stderr
+    assert "an isolated build installs `hatchling` from an index" in done.stderr
+    assert "pinned `eve-build`" not in done.stderr
 
 
 def test_a_wheel_without_a_manifest_is_not_an_extension_wheel(tmp_path: Path) -> None:

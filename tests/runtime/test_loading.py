@@ -170,3 +170,46 @@ def test_a_subagent_mount_derives_its_config_from_its_parent_mount(
     assert mild.value == {"text": "hi-plain", "flavour": "plain", "tags": ["spice"]}
     assert [(e["mount"], e["outcome"]) for e in hot.trace] == [
         ("spice", "rewrite"), ("spice", "transform")]
+
+
+@pytest.mark.parametrize("first_closed", ["older", "newer"])
+def test_two_agents_closed_in_either_order_give_back_sys_path_and_the_agent_package(
+    tmp_path: Path, first_closed: str
+) -> None:
+    """Two agents open in one process (two apps of `eve serve`, a pydantic-ai user's two
+    toolsets): closing one leaves the other's `eve_agent` and sys.path entries alone, and
+    once both are closed nothing of either is left, whatever the order."""
+    from eve_build.runtime.loader import load_agent
+    from tests.runtime.apps import compile_app, make_app
+
+    roots = [make_app(tmp_path / name, ["acme-crm"], TWO_CRMS) for name in ("a", "b")]
+    for root in roots:
+        compile_app(root)
+    before = list(sys.path)
+    older = load_agent(roots[0], environ=ENV)
+    newer = load_agent(roots[1], environ=ENV)
+    try:
+        closed, kept = (older, newer) if first_closed == "older" else (newer, older)
+        kept_root = roots[1] if first_closed == "older" else roots[0]
+        closed.close()
+        assert sys.modules["eve_agent"].__path__ == [str((kept_root / "agent").resolve())]
+        assert str((kept_root / "extensions/acme-crm/build/eve").resolve()) in sys.path
+        assert kept.call_tool("crm__search", {"query": "Ada"}).ok
+    finally:
+        older.close()
+        newer.close()
+    assert "eve_agent" not in sys.modules
+    assert sys.path == before
+
+
+def test_one_app_loaded_twice_keeps_its_sys_path_until_both_close(
+    crms: Path, load: Callable[..., Agent]
+) -> None:
+    before = list(sys.path)
+    first, second = load(crms, environ=ENV), load(crms, environ=ENV)
+    first.close()
+    assert sys.path[0] == str((crms / "extensions/acme-crm/build/eve").resolve())
+    assert second.call_tool("crm__search", {"query": "Ada"}).ok
+    second.close()
+    assert sys.path == before
+    assert "eve_agent" not in sys.modules
