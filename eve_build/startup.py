@@ -3,7 +3,7 @@
 Starting `eve run` makes a few hundred thousand objects (modules, classes, pydantic
 schemas, the loaded agent) that live until the process ends. The collector scans them
 again and again while they are made, and once more when the interpreter exits: about a
-sixth of a one-message run's CPU (docs/benchmarks.md). So a one-shot command (`eve
+third of a one-message run's CPU (docs/benchmarks.md). So a one-shot command (`eve
 run`, `eve call`) holds the collector (`hold_collection`, the CLI's first step) until its
 agent is loaded (`release_collection`: where the session opens, where `eve call` has
 loaded the agent), and then freezes what was made so far:
