@@ -30,10 +30,17 @@ from eve_build.runtime.commands import CommandArgumentsError, derive_outcome, pa
 from eve_build.runtime.content import ContentError, check_content, content_to_json
 from eve_build.sdk.binding import ToolContext
 from eve_build.sdk.hooks import Block, Event, Handled, Rewrite, Transform
+from eve_build.sdk.interaction import interacting
 from eve_build.sdk.local import Spec
 from eve_build.sdk.results import ResultOverride, ToolResult
 
 logger = logging.getLogger("eve_build.node")
+
+NODE_WAYS = ("a project node's tools cannot ask the person, a model or a subagent yet: take "
+             "the value as an input of the tool, or move the tool into the agent's `tools/` "
+             "or a package extension (docs/project-extensions.md)")
+"""What `ctx.ask`, `ctx.sample` and `ctx.run_subagent` say in a node (the host's ways to
+answer do not reach it)."""
 
 
 class HandlerError(Exception):
@@ -87,7 +94,9 @@ class NodeServer:
             if method is None:
                 raise HandlerError(protocol.METHOD_NOT_FOUND,
                                    f"unknown method `{message.method}`")
-            reply = protocol.encode_result(message.id, await method(message.params))
+            with interacting(ask_ways=NODE_WAYS, sample_ways=NODE_WAYS,
+                             subagent_ways=NODE_WAYS):
+                reply = protocol.encode_result(message.id, await method(message.params))
         except HandlerError as exc:
             reply = protocol.encode_error(message.id, exc.code, str(exc))
         except Exception as exc:  # user code may raise anything

@@ -122,6 +122,8 @@ class Interaction:
     sample_ways: str = ("give the agent a model (`--model`, `EVE_MODEL` or "
                         "`define_agent(model=...)`), or use an MCP client that supports "
                         "sampling")
+    subagent_ways: str = ("run the agent as a session (`eve run`, `eve chat`, `eve serve`) "
+                          "so its subagents have a model")
     model: str | None = None  # the session's model name, when there is one
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -230,8 +232,7 @@ async def run_subagent(name: str, text: str, *, source: str | None = None) -> st
     interaction = current_interaction()
     if interaction.subagent is None:
         raise no_one(f"`{source or 'a tool'}` asked the subagent `{name}`",
-                     "run the agent as a session (`eve run`, `eve chat`, `eve serve`) "
-                     "so its subagents have a model")
+                     interaction.subagent_ways)
     runner = interaction.subagent
     return await run_answerer(interaction, lambda: runner(name, text))
 

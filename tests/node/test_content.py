@@ -266,3 +266,18 @@ def test_a_nodes_action_result_hook_gets_and_returns_tool_results(app: Path,
             "ok", {"rescued": "no data for rescue", "was_error": True})
         failed = agent.call_tool("plain", {"metric": "fail"})
         assert (failed.status, failed.error) == ("failed", "the hook says no")
+
+
+@pytest.mark.parametrize(("tool", "asked"), [("ask", "asked: Go ahead?"),
+                                             ("sample", "asked a model"),
+                                             ("delegate", "asked the subagent `reviewer`")])
+def test_asking_in_a_node_fails_saying_a_node_cannot_and_what_to_do(
+        home: Path, run_node: Run, tool: str, asked: str) -> None:
+    report = run_node("asking-node", "asking")
+
+    error = _raw_call(report.socket, tool)["error"]["message"]
+
+    assert f"`{tool}` {asked}" in error
+    assert "a project node's tools cannot ask the person, a model or a subagent yet" in error
+    assert "move the tool into the agent's `tools/`" in error
+    assert "--answer" not in error and "--model" not in error  # the host's ways: not here
