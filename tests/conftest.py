@@ -72,3 +72,14 @@ def agent_package_given_back() -> Iterator[None]:
             del sys.modules[name]
         pytest.fail("this test left an agent open: `eve_agent` is still in sys.modules "
                     "(close what it loaded: `agent.close()`, `app.state.host.close()`)")
+
+
+@pytest.fixture(autouse=True)
+def output_settings_reset() -> Iterator[None]:
+    """`-q`/`-v` given to an in-process command (CliRunner) stay in the CLI's process-wide
+    output settings; each test starts and ends with the defaults, so a quiet command in
+    one test never silences the step printer of the next in this worker."""
+    yield
+    output = sys.modules.get("eve_build.cli.output")
+    if output is not None:
+        output.configure()
