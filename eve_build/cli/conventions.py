@@ -29,6 +29,12 @@ JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON on st
                            "(see docs/reference/json.md).")
 AGENT_OPTION = typer.Option(None, "--agent", help="In a workspace root: the agent under "
                             "`agents/NAME/` to use.")
+# the scaffolds' own (`eve init`, `eve extension init`)
+DIR_OPTION = typer.Option(None, "--dir", help="Where to create it (default: ./NAME).",
+                          file_okay=False)
+NO_INSTALL_OPTION = typer.Option(False, "--no-install", help="Skip the venv and install.")
+NO_GIT_OPTION = typer.Option(False, "--no-git", help="Skip git init and the first commit.")
+FORCE_OPTION = typer.Option(False, "--force", help="Write into a non-empty directory.")
 
 
 NO_JSON: dict[tuple[str, ...], str] = {

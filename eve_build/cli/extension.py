@@ -6,7 +6,14 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.conventions import JSON_OPTION, path_option
+from eve_build.cli.conventions import (
+    DIR_OPTION,
+    FORCE_OPTION,
+    JSON_OPTION,
+    NO_GIT_OPTION,
+    NO_INSTALL_OPTION,
+    path_option,
+)
 from eve_build.cli.output import (
     detail,
     emit_result,
@@ -39,11 +46,10 @@ def _check_name(name: str) -> str:
 def init(
     name: str = typer.Argument(..., help="The distribution name, e.g. acme-crm.",
                                callback=_check_name),
-    directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
-                                          "(default: ./NAME).", file_okay=False),
-    no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
-    no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+    directory: Path | None = DIR_OPTION,
+    no_install: bool = NO_INSTALL_OPTION,
+    no_git: bool = NO_GIT_OPTION,
+    force: bool = FORCE_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Scaffold an extension package whose own tests pass out of the box."""

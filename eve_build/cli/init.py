@@ -6,7 +6,13 @@ from pathlib import Path
 
 import typer
 
-from eve_build.cli.conventions import JSON_OPTION
+from eve_build.cli.conventions import (
+    DIR_OPTION,
+    FORCE_OPTION,
+    JSON_OPTION,
+    NO_GIT_OPTION,
+    NO_INSTALL_OPTION,
+)
 from eve_build.cli.output import note, run_core
 from eve_build.cli.summaries import shown_path as _shown
 
@@ -17,11 +23,10 @@ def register(app: typer.Typer) -> None:
 
 def init(
     name: str = typer.Argument(..., help="The project's name, e.g. support-agent."),
-    directory: Path | None = typer.Option(None, "--dir", help="Where to create it "
-                                          "(default: ./NAME).", file_okay=False),
-    no_install: bool = typer.Option(False, "--no-install", help="Skip the venv and install."),
-    no_git: bool = typer.Option(False, "--no-git", help="Skip git init and the first commit."),
-    force: bool = typer.Option(False, "--force", help="Write into a non-empty directory."),
+    directory: Path | None = DIR_OPTION,
+    no_install: bool = NO_INSTALL_OPTION,
+    no_git: bool = NO_GIT_OPTION,
+    force: bool = FORCE_OPTION,
     json_output: bool = JSON_OPTION,
 ) -> None:
     """Scaffold an agent project whose own tests pass and that runs offline out of the box.

@@ -195,13 +195,7 @@ def decode_tool_result(node: str, tool: str, result: Any) -> Any:
         return result
     if "content" not in result:
         return result.get("value")
-    try:
-        content = protocol.decode_content(result["content"])
-    except protocol.ProtocolError as exc:
-        raise NodeError(node, f"answered `tool.call` for `{tool}` with content that is not "
-                        f"parts: {exc}") from None
-    return ToolResult(content=content, details=result.get("value"),
-                      is_error=result.get("isError") is True)
+    return _rebuild_result(node, f"`tool.call` for `{tool}`", result, result.get("value"))
 
 
 def _decode_result(node: str, verdict: dict[str, Any]) -> Any:
@@ -209,18 +203,21 @@ def _decode_result(node: str, verdict: dict[str, Any]) -> Any:
     wrapped in `result(value, is_error=...)` (`override`)."""
     value = verdict.get("result")
     if "content" in verdict:
-        try:
-            content = protocol.decode_content(verdict["content"])
-        except protocol.ProtocolError as exc:
-            raise NodeError(node, f"answered the `action.result` hook with content that is "
-                            f"not parts: {exc}") from None
-        value = ToolResult(content=content, details=value,
-                           is_error=verdict.get("isError") is True)
-        if verdict.get("override") is not True:
-            return value
+        value = _rebuild_result(node, "the `action.result` hook", verdict, value)
     if verdict.get("override") is True:
         return ResultOverride(value, is_error=verdict.get("isError") is True)
     return value
+
+
+def _rebuild_result(node: str, answered: str, sent: dict[str, Any], details: Any
+                    ) -> ToolResult:
+    """The ToolResult whose parts (`content`) and `isError` a node sent for `answered`."""
+    try:
+        content = protocol.decode_content(sent["content"])
+    except protocol.ProtocolError as exc:
+        raise NodeError(node, f"answered {answered} with content that is not parts: {exc}"
+                        ) from None
+    return ToolResult(content=content, details=details, is_error=sent.get("isError") is True)
 
 
 def encode_event(event: Event) -> dict[str, Any]:

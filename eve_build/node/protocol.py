@@ -8,13 +8,12 @@ that is not JSON-RPC 2.0 becomes a ProtocolError and never a KeyError somewhere 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from eve_build.sdk.results import AudioPart, ContentPart, ImagePart, ResourcePart, TextPart
+from eve_build.runtime.content import ContentError, content_from_json
+from eve_build.sdk.results import ContentPart
 
 PROTOCOL_VERSION = 1
 LINE_LIMIT = 16 * 1024 * 1024
@@ -127,41 +126,12 @@ def decode_message(line: bytes) -> Message:
 
 def decode_content(items: Any) -> tuple[ContentPart, ...]:
     """A `tool.call` result's `content` (the `eve call --json` shape, bytes as base64) as
-    the SDK's parts, or a ProtocolError naming the first item that is not a part."""
-    if not isinstance(items, list):
-        raise ProtocolError(f"`content` must be a list, not {type(items).__name__}")
-    return tuple(_decode_part(index, item) for index, item in enumerate(items))
-
-
-def _decode_part(index: int, item: Any) -> ContentPart:
-    where = f"`content[{index}]`"
-    kind = item.get("type") if isinstance(item, dict) else None
-    if kind == "text" and isinstance(item.get("text"), str):
-        return TextPart(item["text"])
-    if kind in ("image", "audio") and isinstance(item.get("mimeType"), str):
-        data = _decode_bytes(where, item.get("data"))
-        return (ImagePart if kind == "image" else AudioPart)(data, item["mimeType"])
-    if kind == "resource" and isinstance(item.get("uri"), str):
-        mime_type = item.get("mimeType")
-        if mime_type is not None and not isinstance(mime_type, str):
-            raise ProtocolError(f"{where}: `mimeType` must be a string or null")
-        if isinstance(item.get("text"), str) and "data" not in item:
-            return ResourcePart(item["uri"], text=item["text"], mime_type=mime_type)
-        if "text" not in item:
-            return ResourcePart(item["uri"], data=_decode_bytes(where, item.get("data")),
-                                mime_type=mime_type)
-        raise ProtocolError(f"{where}: a resource has a string `text` or a base64 `data`")
-    raise ProtocolError(f"{where} is not a text, image, audio or resource part: "
-                        f"{_preview(json.dumps(item, default=str).encode())}")
-
-
-def _decode_bytes(where: str, data: Any) -> bytes:
-    if not isinstance(data, str):
-        raise ProtocolError(f"{where}: `data` must be a base64 string")
+    the SDK's parts (runtime/content.py reads it), or a ProtocolError naming the first
+    item that is not a part."""
     try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        raise ProtocolError(f"{where}: `data` is not base64") from None
+        return content_from_json(items)
+    except ContentError as exc:
+        raise ProtocolError(str(exc)) from None
 
 
 def _line(data: dict[str, Any]) -> bytes:

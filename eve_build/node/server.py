@@ -193,15 +193,10 @@ def encode_tool_result(name: str, output: type[BaseModel] | None,
     bad part fails the call with the message a local tool's would get; the details
     are dumped and checked against the output model as a plain value is.
     """
-    try:
-        parts = check_content(name, value.content)
-    except ContentError as exc:
-        raise HandlerError(protocol.CONTENT_INVALID, str(exc)) from None
     details = value.details
     if details is not None:
         details = _dump(output, name, details)
-    return {"value": details, "content": content_to_json(parts),
-            "isError": value.is_error is True}
+    return {"value": details, **_encode_parts(name, value, protocol.CONTENT_INVALID, "")}
 
 
 def _encode_result(tool: str, value: Any) -> dict[str, Any]:
@@ -212,14 +207,19 @@ def _encode_result(tool: str, value: Any) -> dict[str, Any]:
         return {**inner, "override": True,
                 "isError": value.is_error is True or inner.get("isError") is True}
     if isinstance(value, ToolResult):
-        try:
-            parts = check_content(tool or "the tool", value.content)
-        except ContentError as exc:
-            raise HandlerError(protocol.HANDLER_FAILED, f"the `action.result` hook: {exc}"
-                               ) from None
-        return {"result": value.details, "content": content_to_json(parts),
-                "isError": value.is_error is True}
+        return {"result": value.details, **_encode_parts(
+            tool or "the tool", value, protocol.HANDLER_FAILED, "the `action.result` hook: ")}
     return {"result": value}
+
+
+def _encode_parts(tool: str, value: ToolResult, code: int, said: str) -> dict[str, Any]:
+    """`content` and `isError` of a ToolResult, its parts checked with the host's own
+    checks (runtime/content.py); a bad part is a HandlerError `code`."""
+    try:
+        parts = check_content(tool, value.content)
+    except ContentError as exc:
+        raise HandlerError(code, f"{said}{exc}") from None
+    return {"content": content_to_json(parts), "isError": value.is_error is True}
 
 
 def describe_errors(exc: ValidationError, whole: str = "(arguments)") -> str:

@@ -21,6 +21,7 @@ details=...)`. This module owns what the host does with the parts:
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -176,3 +177,43 @@ def content_to_json(parts: Sequence[ContentPart]) -> list[dict[str, Any]]:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(bytes(data)).decode("ascii")
+
+
+def content_from_json(items: Any) -> tuple[ContentPart, ...]:
+    """`content_to_json`'s objects as the SDK's parts again (a node's answer), or a
+    ContentError naming the first item that is not a part."""
+    if not isinstance(items, list):
+        raise ContentError(f"`content` must be a list, not {type(items).__name__}")
+    return tuple(_part_from_json(index, item) for index, item in enumerate(items))
+
+
+def _part_from_json(index: int, item: Any) -> ContentPart:
+    where = f"`content[{index}]`"
+    kind = item.get("type") if isinstance(item, dict) else None
+    if kind == "text" and isinstance(item.get("text"), str):
+        return TextPart(item["text"])
+    if kind in ("image", "audio") and isinstance(item.get("mimeType"), str):
+        data = _bytes_from_b64(where, item.get("data"))
+        return (ImagePart if kind == "image" else AudioPart)(data, item["mimeType"])
+    if kind == "resource" and isinstance(item.get("uri"), str):
+        mime_type = item.get("mimeType")
+        if mime_type is not None and not isinstance(mime_type, str):
+            raise ContentError(f"{where}: `mimeType` must be a string or null")
+        if isinstance(item.get("text"), str) and "data" not in item:
+            return ResourcePart(item["uri"], text=item["text"], mime_type=mime_type)
+        if "text" not in item:
+            return ResourcePart(item["uri"], data=_bytes_from_b64(where, item.get("data")),
+                                mime_type=mime_type)
+        raise ContentError(f"{where}: a resource has a string `text` or a base64 `data`")
+    shown = json.dumps(item, default=str)
+    raise ContentError(f"{where} is not a text, image, audio or resource part: "
+                       f"{(shown[:80] + ('...' if len(shown) > 80 else ''))!r}")
+
+
+def _bytes_from_b64(where: str, data: Any) -> bytes:
+    if not isinstance(data, str):
+        raise ContentError(f"{where}: `data` must be a base64 string")
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise ContentError(f"{where}: `data` is not base64") from None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from eve_build.session.store import now_text
 
 if TYPE_CHECKING:
-    from eve_build.session.sql import Database
+    from eve_build.session.sql import Database, Executor
 
 ANSWERED = ("answered", "declined", "cancelled")
 """The statuses a person's answer gives a question."""
@@ -72,17 +72,21 @@ class SqlSessionInputs:
                               "session_id = ? AND id = ?", (session_id, input_id))
         return _record(rows[0]) if rows else None
 
+    def _hold(self, ex: Executor, session_id: str, input_id: str) -> InputRecord | None:
+        """The question, its row locked for the rest of the transaction `ex`."""
+        rows = ex.execute(f"SELECT {COLUMNS} FROM eve_session_inputs WHERE session_id = ? "
+                          f"AND id = ?{self.db.for_update}", (session_id, input_id))
+        return _record(rows[0]) if rows else None
+
     def answer(self, session_id: str, input_id: str, status: str,
                answer: dict[str, Any] | None) -> InputRecord | None:
         """Give the open question `status` (and the answer's fields); the question as it
         was before (its status says whether this answer was taken: `open`), None when
         there is no such question."""
         with self.db.transaction(write=True) as ex:
-            rows = ex.execute(f"SELECT {COLUMNS} FROM eve_session_inputs WHERE session_id = ? "
-                              f"AND id = ?{self.db.for_update}", (session_id, input_id))
-            if not rows:
+            before = self._hold(ex, session_id, input_id)
+            if before is None:
                 return None
-            before = _record(rows[0])
             if before.status == "open":
                 ex.execute("UPDATE eve_session_inputs SET status = ?, answer = ? WHERE "
                            "session_id = ? AND id = ?",
@@ -96,11 +100,9 @@ class SqlSessionInputs:
         an open one is closed as `closed_as` (`timed-out`, or `abandoned` when its message
         was cancelled). None while it is open."""
         with self.db.transaction(write=True) as ex:
-            rows = ex.execute(f"SELECT {COLUMNS} FROM eve_session_inputs WHERE session_id = ? "
-                              f"AND id = ?{self.db.for_update}", (session_id, input_id))
-            if not rows:
+            record = self._hold(ex, session_id, input_id)
+            if record is None:
                 return None
-            record = _record(rows[0])
             if record.status == "open" and not expire:
                 return None
             after = "used" if record.status in ANSWERED else closed_as
