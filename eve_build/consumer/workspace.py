@@ -20,6 +20,7 @@ from typing import Any
 from eve_build.diagnostics import Diagnostic, error, locate_toml_error
 from eve_build.project.app import derive_shown
 from eve_build.project.pyproject import PYPROJECT
+from eve_build.project.values import is_str_list
 from eve_build.userfile import read_user_text
 
 
@@ -107,7 +108,7 @@ def locate_workspace(app_root: Path) -> tuple[Workspace | None, list[Diagnostic]
         )]
     members = table.get("members", [])
     exclude = table.get("exclude", [])
-    if not _is_str_list(members) or not _is_str_list(exclude):
+    if not is_str_list(members) or not is_str_list(exclude):
         return None, [error(
             "workspace/pyproject-invalid", shown,
             "`tool.uv.workspace.members` and `tool.uv.workspace.exclude` must be lists of "
@@ -152,10 +153,6 @@ def find_pattern_problem(pattern: str) -> str:
     if "\0" in pattern:
         return "holds a NUL character"
     return ""
-
-
-def _is_str_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _expand(root: Path, members: list[str], exclude: list[str]) -> list[Path]:

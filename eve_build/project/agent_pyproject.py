@@ -17,9 +17,8 @@ from typing import Any
 
 from eve_build.diagnostics import Diagnostic, error
 from eve_build.project.options import PYPROJECT, find_key_line
-from eve_build.project.pyproject import read_pyproject
-from eve_build.project.values import derive_toml_kind, find_invalid_requirements
-from eve_build.userfile import read_user_text
+from eve_build.project.pyproject import read_pyproject, read_pyproject_text
+from eve_build.project.values import derive_toml_kind, find_invalid_requirements, is_str_list
 
 TEXT_FIELDS = {"name": 'name = "my-agent"', "version": 'version = "0.1.0"',
                "description": 'description = "What the agent does."',
@@ -37,7 +36,8 @@ def read_agent_pyproject(app_root: Path, shown: str = PYPROJECT
     data, problems = read_pyproject(app_root)
     if data is None:  # not TOML, not text, not a regular file
         return None, [replace(p, file=shown) for p in problems]
-    return data, [replace(p, file=shown) for p in find_field_problems(data, _text(app_root))]
+    found = find_field_problems(data, read_pyproject_text(app_root))
+    return data, [replace(p, file=shown) for p in found]
 
 
 def find_field_problems(data: dict[str, Any], text: str) -> list[Diagnostic]:
@@ -61,7 +61,7 @@ def find_field_problems(data: dict[str, Any], text: str) -> list[Diagnostic]:
                 f"write it as a string, e.g. `{example}`",
                 line=find_key_line(text, "project", key)))
     dependencies = project.get("dependencies")
-    listed = dependencies is None or _is_str_list(dependencies)
+    listed = dependencies is None or is_str_list(dependencies)
     if not listed:
         found.append(error(
             "project/field-invalid", PYPROJECT,
@@ -70,7 +70,7 @@ def find_field_problems(data: dict[str, Any], text: str) -> list[Diagnostic]:
             line=find_key_line(text, "project", "dependencies")))
     optional = project.get("optional-dependencies")
     grouped = optional is None or (isinstance(optional, dict)
-                                   and all(_is_str_list(g) for g in optional.values()))
+                                   and all(is_str_list(g) for g in optional.values()))
     if not grouped:
         found.append(error(
             "project/field-invalid", PYPROJECT,
@@ -96,10 +96,6 @@ def _a(value: Any) -> str:
     return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
-def _is_str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
 def _find_top_level_line(text: str) -> int | None:
     """The line of `project = ...` before any table header."""
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -109,10 +105,3 @@ def _find_top_level_line(text: str) -> int | None:
         if line.split("=", 1)[0].strip().strip('"') == "project":
             return number
     return None
-
-
-def _text(app_root: Path) -> str:
-    try:
-        return read_user_text(app_root / PYPROJECT, what="pyproject")
-    except (OSError, UnicodeDecodeError):
-        return ""

@@ -25,6 +25,7 @@ from eve_build.project.values import (
     derive_toml_kind,
     find_invalid_requirements,
     find_undeclared_externals,
+    is_str_list,
 )
 from eve_build.userfile import read_user_text
 
@@ -87,7 +88,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
 ]:
     """Validate the tables an extension build needs; every problem is reported."""
     found: list[Diagnostic] = []
-    text = _text(root)
+    text = read_pyproject_text(root)
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     assert isinstance(project, dict)
     name = project.get("name")
@@ -173,7 +174,7 @@ def parse_extension_project(root: Path, data: dict[str, Any]) -> tuple[
     import_timeout, problems = parse_import_timeout(
         table, line=find_key_line(text, "tool.eve.extension", "import-timeout"))
     found.extend(problems)
-    if not _is_str_list(project.get("dependencies", [])):
+    if not is_str_list(project.get("dependencies", [])):
         found.append(error("project/option-invalid", PYPROJECT,
                            "`[project].dependencies` must be a list of requirement strings",
                            'write it as `dependencies = ["eve-build", "pydantic>=2"]`',
@@ -226,7 +227,8 @@ def find_distribution_name_problems(name: str) -> list[str]:
     return []
 
 
-def _text(root: Path) -> str:
+def read_pyproject_text(root: Path) -> str:
+    """The text of `root`'s pyproject.toml for finding lines; empty when unreadable."""
     try:
         return read_user_text(root / PYPROJECT, what="pyproject")
     except (OSError, UnicodeDecodeError):
@@ -249,7 +251,3 @@ def _read_str(table: dict[str, Any], key: str, default: str, found: list[Diagnos
                            "package", f'write it as `{key} = "{default}"`'))
         return default
     return value
-
-
-def _is_str_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)

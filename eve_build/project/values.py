@@ -29,6 +29,11 @@ _KINDS = ((bool, "boolean"), (int, "integer"), (float, "float"), (list, "array")
           (dict, "table"))
 
 
+def is_str_list(value: object) -> bool:
+    """A TOML array of strings (what dependency lists and workspace members are)."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def derive_toml_kind(value: Any) -> str:
     """`float` for `1.0`, `array` for `[...]`: the TOML type a value was written as."""
     for kind, name in _KINDS:
